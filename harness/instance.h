@@ -1,0 +1,38 @@
+// The Vulkan instance, loaded through volk, with the Khronos validation layer (and its
+// synchronization validation) when asked for.
+#pragma once
+
+#include <volk.h>
+
+#include <memory>
+#include <vector>
+
+#include "harness/validation_log.h"
+
+namespace pb {
+
+struct InstanceOptions {
+  bool validation = false;  // Khronos validation layer with synchronization validation
+};
+
+class Instance {
+ public:
+  // Throws UsageError when there is no Vulkan loader, no 1.3 instance, or (with validation)
+  // no validation layer, each with what to install.
+  explicit Instance(const InstanceOptions& options);
+  ~Instance();
+  Instance(const Instance&) = delete;
+  Instance& operator=(const Instance&) = delete;
+
+  VkInstance handle() const { return instance_; }
+  bool validation_enabled() const { return messenger_ != VK_NULL_HANDLE; }
+  ValidationLog& validation_log() { return *log_; }
+  std::vector<VkPhysicalDevice> physical_devices() const;
+
+ private:
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  std::unique_ptr<ValidationLog> log_;  // stable address for the layer's callback
+};
+
+}  // namespace pb

@@ -1,0 +1,49 @@
+// How ops are grouped into command buffers and vkQueueSubmit calls, and where the host waits
+// (DESIGN.md, the `submit` axis). Cuts fall at token and layer boundaries that the ops carry.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/op.h"
+
+namespace pb {
+
+enum class SubmitKind {
+  PerDispatch,     // one op per command buffer, the host waits after each
+  PerLayer,        // one command buffer per (token, layer), the host waits after each
+  PerLayerNoWait,  // as per-layer, submitted back to back; the host waits once at the end
+  PerToken,        // one per token (one per chunk in batched prefill), the host waits after each
+  PerPrompt,       // everything in one command buffer and one submit
+  Chunk,           // every N dispatches, submitted back to back (no host wait between)
+};
+
+struct SubmitShape {
+  SubmitKind kind = SubmitKind::PerPrompt;
+  uint32_t chunk = 0;  // N for Chunk
+
+  std::string name() const;  // "per-layer", "chunk:64"
+  bool waits_after_each() const;
+  bool operator==(const SubmitShape&) const = default;
+};
+
+// Parses a `submit` value; nullopt when unknown (the caller names the allowed values).
+std::optional<SubmitShape> parse_submit_shape(std::string_view text);
+inline constexpr std::string_view kSubmitShapeValues =
+    "per-dispatch, per-layer, per-layer-nowait, per-token, per-prompt, chunk:N";
+
+// One command buffer and one submit: ops [first, first + count).
+struct Segment {
+  uint32_t first = 0;
+  uint32_t count = 0;
+  bool wait_after = false;  // the host waits for it before recording what follows
+};
+
+// Cuts an op stream into segments. The last segment always waits (the stage ends there).
+std::vector<Segment> plan_segments(std::span<const Op> ops, SubmitShape shape);
+
+}  // namespace pb

@@ -1,0 +1,3 @@
+/* volk's implementation, compiled exactly once for the whole program. */
+#define VOLK_IMPLEMENTATION
+#include <volk.h>

@@ -1,0 +1,56 @@
+#include "tests/support/gpu_test.h"
+
+#include <memory>
+
+#include "harness/pipeline.h"
+#include "harness/profiler.h"
+#include "harness/recorder.h"
+#include "harness/submitter.h"
+
+namespace pb::test {
+
+Context& context() {
+  static std::unique_ptr<Context> ctx = std::make_unique<Context>(ContextOptions{"", true});
+  return *ctx;
+}
+
+Device& device() { return context().device(); }
+
+Transfer& transfer() {
+  static std::unique_ptr<Transfer> t = std::make_unique<Transfer>(device(), 8 << 20);
+  return *t;
+}
+
+void run_ops(std::span<const Op> ops, BarrierPolicy barriers) {
+  static PipelineSet pipelines(device(), nullptr);
+  Profiler profiler(device(), ProfileDensity::Off);
+  Recorder recorder(device(), pipelines, profiler, RecorderOptions{barriers});
+  recorder.prepare(ops);
+  Submitter submitter(device());
+  const Segment segment{0, static_cast<uint32_t>(ops.size()), true};
+  submitter.run(recorder, std::span(&segment, 1), false);
+  device().check_validation("run_ops");
+}
+
+Buffer upload_floats(const std::vector<float>& values, const char* name) {
+  Buffer buffer(device(), values.size() * sizeof(float), MemoryUse::Device, name);
+  transfer().upload_from<float>(buffer, 0, values);
+  return buffer;
+}
+
+std::vector<float> download_floats(const Buffer& buffer, size_t count) {
+  return transfer().download_as<float>(buffer, 0, count);
+}
+
+void expect_validation_clean(const char* where) {
+  auto& log = context().instance().validation_log();
+  const auto before = log.error_count();
+  try {
+    log.throw_if_errors(where);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << e.what();
+  }
+  (void)before;
+}
+
+}  // namespace pb::test

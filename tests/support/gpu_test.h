@@ -1,0 +1,41 @@
+// Shared GPU test fixture: one Vulkan context on the default device (lavapipe here) with the
+// Khronos validation layer and synchronization validation on, for the whole test binary.
+// Every helper checks the validation log, so a test that provokes a validation error fails.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <span>
+#include <vector>
+
+#include "harness/barrier_policy.h"
+#include "harness/buffer.h"
+#include "harness/device.h"
+#include "harness/op.h"
+#include "harness/transfer.h"
+
+namespace pb::test {
+
+// The process-wide context (created on first use, validation on).
+Context& context();
+Device& device();
+Transfer& transfer();
+
+// Records `ops` into command buffers (one submit), runs them and waits. Throws CheckFailure
+// when the validation layer reported anything.
+void run_ops(std::span<const Op> ops, BarrierPolicy barriers = BarrierPolicy::Global);
+
+// Device buffer holding `values`.
+Buffer upload_floats(const std::vector<float>& values, const char* name);
+std::vector<float> download_floats(const Buffer& buffer, size_t count);
+
+// Fails the current test if the validation layer reported an error since the last check.
+void expect_validation_clean(const char* where);
+
+// A test base that checks the validation log after every test.
+class GpuTest : public ::testing::Test {
+ protected:
+  void TearDown() override { expect_validation_clean("the test"); }
+};
+
+}  // namespace pb::test
