@@ -7,6 +7,7 @@
 #include "harness/errors.h"
 #include "harness/pipeline.h"
 #include "harness/stats/descriptive.h"
+#include "harness/timestamp_math.h"
 #include "harness/transfer.h"
 #include "harness/vk_check.h"
 
@@ -30,9 +31,8 @@ double time_on_gpu(Device& device, Transfer& transfer, VkQueryPool pool,
   uint64_t ticks[2];
   PB_VK_CHECK(vk.vkGetQueryPoolResults(device.handle(), pool, 0, 2, sizeof ticks, ticks,
                                        sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
-  const uint32_t bits = device.info().timestamp_valid_bits;
-  const uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
-  return static_cast<double>((ticks[1] - ticks[0]) & mask) * device.info().timestamp_period_ns;
+  return timestamp_ns_between(ticks[0], ticks[1], device.info().timestamp_valid_bits,
+                              device.info().timestamp_period_ns);
 }
 
 }  // namespace

@@ -68,15 +68,20 @@ void BarrierEmitter::after_dispatch(VkCommandBuffer cb, const Op& op, Counters& 
   if (policy_ == BarrierPolicy::Global) {
     memory_barrier(cb, counters);
   } else if (policy_ == BarrierPolicy::Buffer) {
+    // Written ranges get a memory dependency; read-only ranges an execution dependency (empty
+    // access masks), so a later write to them is ordered after this read. Synchronization
+    // validation scopes a buffer barrier's execution dependency to its buffer, so the reads
+    // must be named too.
     std::vector<VkBufferMemoryBarrier2> barriers;
     for (const BufferRef& b : op.bindings) {
-      if (!writes(b.access)) continue;
       VkBufferMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2};
       barrier.srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
-      barrier.srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
       barrier.dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
-      barrier.dstAccessMask =
-          VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+      if (writes(b.access)) {
+        barrier.srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+        barrier.dstAccessMask =
+            VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+      }
       barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
       barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
       barrier.buffer = b.buffer->handle();

@@ -18,7 +18,8 @@ class Device;
 
 enum class BarrierPolicy {
   Global,  // a global memory barrier after every dispatch
-  Buffer,  // buffer-range barriers after every dispatch for exactly what it wrote
+  Buffer,  // buffer-range barriers after every dispatch for exactly what it wrote (and, with
+           // no access masks, for what it read, so later writes wait for the reads)
   Ledger,  // a barrier before a dispatch only for a real RAW/WAW/WAR hazard
   None,    // no barriers: unsafe, measures the floor; such runs never gate
 };

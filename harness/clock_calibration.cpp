@@ -1,6 +1,7 @@
 #include "harness/clock_calibration.h"
 
 #include "harness/device.h"
+#include "harness/timestamp_math.h"
 #include "harness/vk_check.h"
 
 namespace pb {
@@ -17,10 +18,8 @@ ClockCalibration calibrate_clocks(Device& device) {
   uint64_t values[2] = {};
   uint64_t deviation = 0;
   PB_VK_CHECK(device.vk().vkGetCalibratedTimestampsEXT(device.handle(), 2, infos, values, &deviation));
-  const uint32_t bits = device.info().timestamp_valid_bits;
-  const uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
   result.calibrated = true;
-  result.gpu_ticks = values[0] & mask;
+  result.gpu_ticks = values[0] & timestamp_mask(device.info().timestamp_valid_bits);
   result.host_ns = static_cast<int64_t>(values[1]);
   result.max_deviation_ns = deviation;
   return result;

@@ -1,5 +1,7 @@
 #include "harness/instance.h"
 
+#include <dlfcn.h>
+
 #include <cstring>
 #include <string>
 
@@ -49,12 +51,16 @@ bool has_instance_extension(const char* name) {
 }  // namespace
 
 Instance::Instance(const InstanceOptions& options) : log_(std::make_unique<ValidationLog>()) {
-  if (volkInitialize() != VK_SUCCESS) {
-    throw UsageError(
-        "no Vulkan loader found (libvulkan.so.1). Install it with `apt-get install libvulkan1`, "
-        "and for the CPU device lavapipe `apt-get install mesa-vulkan-drivers` "
-        "(scripts/setup installs both)");
+  loader_ = dlopen(options.loader_library, RTLD_NOW | RTLD_LOCAL);
+  auto get_proc = loader_ ? reinterpret_cast<PFN_vkGetInstanceProcAddr>(
+                                dlsym(loader_, "vkGetInstanceProcAddr"))
+                          : nullptr;
+  if (!get_proc) {
+    throw UsageError(std::string("no Vulkan loader found (") + options.loader_library +
+                     "). Install it with `apt-get install libvulkan1`, and for the CPU device "
+                     "lavapipe `apt-get install mesa-vulkan-drivers` (scripts/setup installs both)");
   }
+  volkInitializeCustom(get_proc);
   const uint32_t loader_version = volkGetInstanceVersion();
   if (loader_version < VK_API_VERSION_1_3) {
     throw UsageError("the Vulkan loader supports API " +
@@ -112,7 +118,14 @@ Instance::Instance(const InstanceOptions& options) : log_(std::make_unique<Valid
     features.pNext = &messenger_info;  // also catches messages from vkCreateInstance itself
     info.pNext = &features;
   }
-  PB_VK_CHECK(vkCreateInstance(&info, nullptr, &instance_));
+  const VkResult created = vkCreateInstance(&info, nullptr, &instance_);
+  if (created == VK_ERROR_INCOMPATIBLE_DRIVER) {
+    throw UsageError(
+        "no Vulkan driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER). For the CPU "
+        "device lavapipe install `mesa-vulkan-drivers` (scripts/setup installs it); for a GPU, "
+        "install its Vulkan driver");
+  }
+  PB_VK_CHECK(created);
   volkLoadInstanceOnly(instance_);
 
   if (options.validation) {

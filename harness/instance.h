@@ -13,6 +13,7 @@ namespace pb {
 
 struct InstanceOptions {
   bool validation = false;  // Khronos validation layer with synchronization validation
+  const char* loader_library = "libvulkan.so.1";  // the Vulkan loader to dlopen
 };
 
 class Instance {
@@ -32,6 +33,7 @@ class Instance {
  private:
   VkInstance instance_ = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  void* loader_ = nullptr;  // dlopen handle; stays open for the process (volk keeps pointers)
   std::unique_ptr<ValidationLog> log_;  // stable address for the layer's callback
 };
 

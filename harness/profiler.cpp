@@ -5,6 +5,7 @@
 #include "harness/clock_calibration.h"
 #include "harness/device.h"
 #include "harness/errors.h"
+#include "harness/timestamp_math.h"
 #include "harness/vk_check.h"
 
 namespace pb {
@@ -107,9 +108,7 @@ StageGpuProfile Profiler::collect(std::span<const Op> ops, int64_t stage_start_n
                                                  sizeof(uint64_t),
                                                  VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
   const uint32_t bits = info.timestamp_valid_bits;
-  const uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
   const double period = info.timestamp_period_ns;
-  for (auto& t : ticks) t &= mask;
 
   // Host time of a GPU tick, relative to the stage start. Differences are taken modulo the
   // valid bits, so a counter that wraps during the stage is still placed right.
@@ -118,11 +117,11 @@ StageGpuProfile Profiler::collect(std::span<const Op> ops, int64_t stage_start_n
   auto host_ns = [&](uint64_t t) -> double {
     if (cal.calibrated) {
       return static_cast<double>(cal.host_ns - stage_start_ns) -
-             static_cast<double>((cal.gpu_ticks - t) & mask) * period;
+             timestamp_ns_between(t, cal.gpu_ticks, bits, period);
     }
     const int64_t anchor = submit_host_ns.empty() ? stage_start_ns : submit_host_ns.front();
     return static_cast<double>(anchor - stage_start_ns) +
-           static_cast<double>((t - ticks.front()) & mask) * period;
+           timestamp_ns_between(ticks.front(), t, bits, period);
   };
 
   out.available = true;

@@ -17,8 +17,10 @@ enum : uint32_t {
   kOpTypeStruct = 30,
   kOpTypePointer = 32,
   kOpConstant = 43,
+  kOpSpecConstant = 50,
   kOpVariable = 59,
   kOpDecorate = 71,
+  kOpExecutionModeId = 331,
   kOpMemberDecorate = 72,
   kDecorationSpecId = 1,
   kDecorationArrayStride = 6,
@@ -27,6 +29,7 @@ enum : uint32_t {
   kDecorationDescriptorSet = 34,
   kDecorationOffset = 35,
   kExecutionModeLocalSize = 17,
+  kExecutionModeLocalSizeId = 38,
   kStorageUniform = 2,
   kStoragePushConstant = 9,
   kStorageStorageBuffer = 12,
@@ -95,6 +98,7 @@ SpirvReflection reflect_spirv(std::span<const uint32_t> words, const std::string
   }
   Module m;
   SpirvReflection out;
+  uint32_t local_size_ids[3] = {0, 0, 0};
   for (size_t at = 5; at < words.size();) {
     const uint32_t count = words[at] >> 16;
     const uint32_t opcode = words[at] & 0xffff;
@@ -112,6 +116,7 @@ SpirvReflection reflect_spirv(std::span<const uint32_t> words, const std::string
         m.types[op[0]] = Type{opcode, {op.begin() + 1, op.end()}};
         break;
       case kOpConstant:
+      case kOpSpecConstant:  // its default value
         m.constants[op[1]] = op[2];
         break;
       case kOpVariable:
@@ -130,12 +135,22 @@ SpirvReflection reflect_spirv(std::span<const uint32_t> words, const std::string
           for (int i = 0; i < 3; ++i) out.local_size[i] = op[2 + i];
         }
         break;
+      case kOpExecutionModeId:  // SPIR-V 1.6 names the sizes by constant ids
+        if (op[1] == kExecutionModeLocalSizeId) {
+          for (int i = 0; i < 3; ++i) local_size_ids[i] = op[2 + i];
+        }
+        break;
       default:
         break;
     }
     at += count;
   }
 
+  for (int i = 0; i < 3; ++i) {
+    if (local_size_ids[i] && m.constants.count(local_size_ids[i])) {
+      out.local_size[i] = m.constants.at(local_size_ids[i]);
+    }
+  }
   for (const auto& v : m.variables) {
     const Type& pointer = m.types.at(v.pointer_type);
     const uint32_t pointee = pointer.operands.at(1);

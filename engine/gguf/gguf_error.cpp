@@ -1,0 +1,30 @@
+#include "engine/gguf/gguf_error.h"
+
+#include <utility>
+
+namespace pb::gguf {
+namespace {
+
+// "<file>: <section>, at byte <offset>: <detail>", leaving out the parts that are unknown.
+std::string format_message(const std::string& file, const std::string& section,
+                           std::optional<uint64_t> offset, const std::string& detail) {
+  std::string msg = file.empty() ? std::string("GGUF") : file;
+  msg += ": ";
+  if (!section.empty()) msg += section;
+  if (offset) msg += (section.empty() ? "at byte " : ", at byte ") + std::to_string(*offset);
+  if (!section.empty() || offset) msg += ": ";
+  msg += detail;
+  return msg;
+}
+
+}  // namespace
+
+GgufError::GgufError(std::string file, std::string section, std::optional<uint64_t> offset,
+                     std::string detail)
+    : pb::UsageError(format_message(file, section, offset, detail)),
+      file_(std::move(file)),
+      section_(std::move(section)),
+      offset_(offset),
+      detail_(std::move(detail)) {}
+
+}  // namespace pb::gguf
