@@ -2,7 +2,7 @@
 # shader becomes a generated header holding a uint32_t array, and one generated source lists
 # them all for the kernel registry. No .spv file is ever committed.
 #
-# phasebench_add_shaders(TARGET <lib> SOURCES <a.comp> ... [REQUIRES COOPMAT|INTDOT])
+# phasebench_add_shaders(SOURCES <a.comp> ... [REQUIRES COOPMAT|INTDOT])
 # A shader whose requirement the compiler lacks is not compiled and not listed, so the
 # registry reports it absent instead of half-building it.
 set_property(GLOBAL PROPERTY PHASEBENCH_SHADER_NAMES "")
@@ -18,9 +18,14 @@ function(phasebench_add_shaders)
   endif()
   set(_out_dir ${PROJECT_BINARY_DIR}/generated/spirv)
   file(MAKE_DIRECTORY ${_out_dir})
+  get_property(_known GLOBAL PROPERTY PHASEBENCH_SHADER_NAMES)
   foreach(_src IN LISTS ARG_SOURCES)
     get_filename_component(_name ${_src} NAME_WE)
     get_filename_component(_abs ${_src} ABSOLUTE)
+    if(_name IN_LIST _known)
+      continue()  # declared already (shader names are unique kernel names)
+    endif()
+    list(APPEND _known ${_name})
     set(_header ${_out_dir}/${_name}.spv.h)
     add_custom_command(
       OUTPUT ${_header}

@@ -61,9 +61,9 @@ class ByteCursor {
     const uint64_t at = pos_;
     const uint64_t len = read<uint64_t>(std::string(what) + " length");
     if (len > remaining()) {
-      fail_at(at, "length " + std::to_string(len) + " of " + std::string(what) +
-                      " exceeds the " + std::to_string(remaining()) +
-                      " bytes left in the file (file size " + std::to_string(size()) + ")");
+      fail_at(at, "length " + std::to_string(len) + " of " + std::string(what) + " exceeds the " +
+                      std::to_string(remaining()) + " bytes left in the file (file size " +
+                      std::to_string(size()) + ")");
     }
     auto b = read_bytes(len, what);
     return std::string(reinterpret_cast<const char*>(b.data()), b.size());

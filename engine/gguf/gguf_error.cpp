@@ -11,7 +11,10 @@ std::string format_message(const std::string& file, const std::string& section,
   std::string msg = file.empty() ? std::string("GGUF") : file;
   msg += ": ";
   if (!section.empty()) msg += section;
-  if (offset) msg += (section.empty() ? "at byte " : ", at byte ") + std::to_string(*offset);
+  if (offset) {
+    msg += section.empty() ? "at byte " : ", at byte ";
+    msg += std::to_string(*offset);
+  }
   if (!section.empty() || offset) msg += ": ";
   msg += detail;
   return msg;

@@ -29,7 +29,7 @@ inline constexpr int kMaxArrayDepth = 8;
 // these before anything is allocated, so a hostile count can never allocate more than a small
 // multiple of the file's size.
 inline constexpr uint64_t kHeaderBytes = 4 + 4 + 8 + 8;
-inline constexpr uint64_t kMinKeyValueBytes = 8 + 4 + 1;       // empty key, type, 1-byte value
+inline constexpr uint64_t kMinKeyValueBytes = 8 + 4 + 1;        // empty key, type, 1-byte value
 inline constexpr uint64_t kMinTensorInfoBytes = 8 + 4 + 4 + 8;  // empty name, 0 dims, type, offset
 
 // `value` rounded up to a multiple of `alignment` (non-zero); nullopt if that overflows.

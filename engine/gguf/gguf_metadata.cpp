@@ -5,7 +5,9 @@
 namespace pb::gguf {
 namespace {
 
-std::string key_section(std::string_view key) { return "metadata key \"" + std::string(key) + "\""; }
+std::string key_section(std::string_view key) {
+  return "metadata key \"" + std::string(key) + "\"";
+}
 
 }  // namespace
 

@@ -13,12 +13,25 @@ GgufArray read_array(ByteCursor& c, int depth);
 // field; an empty array is its element type and length fields).
 uint64_t min_encoded_bytes(uint32_t type) {
   switch (static_cast<GgufType>(type)) {
-    case GgufType::UINT8: case GgufType::INT8: case GgufType::BOOL: return 1;
-    case GgufType::UINT16: case GgufType::INT16: return 2;
-    case GgufType::UINT32: case GgufType::INT32: case GgufType::FLOAT32: return 4;
-    case GgufType::UINT64: case GgufType::INT64: case GgufType::FLOAT64: return 8;
-    case GgufType::STRING: return 8;
-    case GgufType::ARRAY: return 4 + 8;
+    case GgufType::UINT8:
+    case GgufType::INT8:
+    case GgufType::BOOL:
+      return 1;
+    case GgufType::UINT16:
+    case GgufType::INT16:
+      return 2;
+    case GgufType::UINT32:
+    case GgufType::INT32:
+    case GgufType::FLOAT32:
+      return 4;
+    case GgufType::UINT64:
+    case GgufType::INT64:
+    case GgufType::FLOAT64:
+      return 8;
+    case GgufType::STRING:
+      return 8;
+    case GgufType::ARRAY:
+      return 4 + 8;
   }
   return 1;  // unreachable for valid ids; callers check the id first
 }
@@ -73,19 +86,32 @@ GgufArray read_array(ByteCursor& c, int depth) {
                             std::to_string(c.remaining()) + " bytes remain");
   }
   switch (static_cast<GgufType>(type)) {
-    case GgufType::UINT8: return read_elements<uint8_t>(c, count, depth);
-    case GgufType::INT8: return read_elements<int8_t>(c, count, depth);
-    case GgufType::UINT16: return read_elements<uint16_t>(c, count, depth);
-    case GgufType::INT16: return read_elements<int16_t>(c, count, depth);
-    case GgufType::UINT32: return read_elements<uint32_t>(c, count, depth);
-    case GgufType::INT32: return read_elements<int32_t>(c, count, depth);
-    case GgufType::FLOAT32: return read_elements<float>(c, count, depth);
-    case GgufType::BOOL: return read_elements<bool>(c, count, depth);
-    case GgufType::STRING: return read_elements<std::string>(c, count, depth);
-    case GgufType::ARRAY: return read_elements<GgufArray>(c, count, depth);
-    case GgufType::UINT64: return read_elements<uint64_t>(c, count, depth);
-    case GgufType::INT64: return read_elements<int64_t>(c, count, depth);
-    case GgufType::FLOAT64: return read_elements<double>(c, count, depth);
+    case GgufType::UINT8:
+      return read_elements<uint8_t>(c, count, depth);
+    case GgufType::INT8:
+      return read_elements<int8_t>(c, count, depth);
+    case GgufType::UINT16:
+      return read_elements<uint16_t>(c, count, depth);
+    case GgufType::INT16:
+      return read_elements<int16_t>(c, count, depth);
+    case GgufType::UINT32:
+      return read_elements<uint32_t>(c, count, depth);
+    case GgufType::INT32:
+      return read_elements<int32_t>(c, count, depth);
+    case GgufType::FLOAT32:
+      return read_elements<float>(c, count, depth);
+    case GgufType::BOOL:
+      return read_elements<bool>(c, count, depth);
+    case GgufType::STRING:
+      return read_elements<std::string>(c, count, depth);
+    case GgufType::ARRAY:
+      return read_elements<GgufArray>(c, count, depth);
+    case GgufType::UINT64:
+      return read_elements<uint64_t>(c, count, depth);
+    case GgufType::INT64:
+      return read_elements<int64_t>(c, count, depth);
+    case GgufType::FLOAT64:
+      return read_elements<double>(c, count, depth);
   }
   fail_unknown_type(c, type_at, type, "array element type");
 }
@@ -94,19 +120,32 @@ GgufArray read_array(ByteCursor& c, int depth) {
 
 GgufValue read_gguf_value(ByteCursor& c, uint32_t type, uint64_t type_at) {
   switch (static_cast<GgufType>(type)) {
-    case GgufType::UINT8: return read_one<uint8_t>(c, 0);
-    case GgufType::INT8: return read_one<int8_t>(c, 0);
-    case GgufType::UINT16: return read_one<uint16_t>(c, 0);
-    case GgufType::INT16: return read_one<int16_t>(c, 0);
-    case GgufType::UINT32: return read_one<uint32_t>(c, 0);
-    case GgufType::INT32: return read_one<int32_t>(c, 0);
-    case GgufType::FLOAT32: return read_one<float>(c, 0);
-    case GgufType::BOOL: return read_one<bool>(c, 0);
-    case GgufType::STRING: return read_one<std::string>(c, 0);
-    case GgufType::ARRAY: return read_array(c, 0);
-    case GgufType::UINT64: return read_one<uint64_t>(c, 0);
-    case GgufType::INT64: return read_one<int64_t>(c, 0);
-    case GgufType::FLOAT64: return read_one<double>(c, 0);
+    case GgufType::UINT8:
+      return read_one<uint8_t>(c, 0);
+    case GgufType::INT8:
+      return read_one<int8_t>(c, 0);
+    case GgufType::UINT16:
+      return read_one<uint16_t>(c, 0);
+    case GgufType::INT16:
+      return read_one<int16_t>(c, 0);
+    case GgufType::UINT32:
+      return read_one<uint32_t>(c, 0);
+    case GgufType::INT32:
+      return read_one<int32_t>(c, 0);
+    case GgufType::FLOAT32:
+      return read_one<float>(c, 0);
+    case GgufType::BOOL:
+      return read_one<bool>(c, 0);
+    case GgufType::STRING:
+      return read_one<std::string>(c, 0);
+    case GgufType::ARRAY:
+      return read_array(c, 0);
+    case GgufType::UINT64:
+      return read_one<uint64_t>(c, 0);
+    case GgufType::INT64:
+      return read_one<int64_t>(c, 0);
+    case GgufType::FLOAT64:
+      return read_one<double>(c, 0);
   }
   fail_unknown_type(c, type_at, type, "value type");
 }

@@ -9,8 +9,8 @@ namespace pb::gguf {
 namespace {
 
 constexpr std::array<const char*, kGgufTypeCount> kTypeNames = {
-    "uint8", "int8", "uint16", "int16", "uint32", "int32", "float32",
-    "bool",  "string", "array", "uint64", "int64", "float64"};
+    "uint8", "int8",   "uint16", "int16",  "uint32", "int32",  "float32",
+    "bool",  "string", "array",  "uint64", "int64",  "float64"};
 
 // Dumps of huge arrays (a 150k-token vocabulary) stay readable.
 constexpr size_t kShownElements = 8;
@@ -45,8 +45,8 @@ std::string scalar_to_string(const T& v) {
         [&](const auto& vec) {
           for (size_t i = 0; i < vec.size() && i < kShownElements; ++i) {
             if (i) out += ", ";
-            out += scalar_to_string(static_cast<const typename std::decay_t<decltype(vec)>::
-                                                    value_type&>(vec[i]));
+            out += scalar_to_string(
+                static_cast<const typename std::decay_t<decltype(vec)>::value_type&>(vec[i]));
           }
           if (vec.size() > kShownElements) {
             out += ", ... (" + std::to_string(vec.size()) + " elements)";
@@ -89,8 +89,8 @@ uint64_t GgufValue::as_unsigned(std::string_view name) const {
           if constexpr (std::is_signed_v<V>) {
             if (v < 0) {
               throw GgufError({}, std::string(name), std::nullopt,
-                              "expected a non-negative integer, found " + type_description() +
-                                  " " + std::to_string(v));
+                              "expected a non-negative integer, found " + type_description() + " " +
+                                  std::to_string(v));
             }
           }
           return static_cast<uint64_t>(v);

@@ -15,8 +15,19 @@
 namespace pb::gguf {
 
 enum class GgufType : uint32_t {
-  UINT8 = 0, INT8 = 1, UINT16 = 2, INT16 = 3, UINT32 = 4, INT32 = 5, FLOAT32 = 6,
-  BOOL = 7, STRING = 8, ARRAY = 9, UINT64 = 10, INT64 = 11, FLOAT64 = 12,
+  UINT8 = 0,
+  INT8 = 1,
+  UINT16 = 2,
+  INT16 = 3,
+  UINT32 = 4,
+  INT32 = 5,
+  FLOAT32 = 6,
+  BOOL = 7,
+  STRING = 8,
+  ARRAY = 9,
+  UINT64 = 10,
+  INT64 = 11,
+  FLOAT64 = 12,
 };
 inline constexpr uint32_t kGgufTypeCount = 13;
 
@@ -63,9 +74,10 @@ class GgufValue {
   // Only the exact alternative types convert, so GgufValue(3) does not guess a width:
   // write GgufValue(uint32_t{3}).
   template <class T>
-    requires(!std::is_same_v<std::remove_cvref_t<T>, GgufValue> &&
-             std::is_constructible_v<Data, std::in_place_type_t<std::remove_cvref_t<T>>, T>)
-  GgufValue(T&& v) : data_(std::in_place_type<std::remove_cvref_t<T>>, std::forward<T>(v)) {}
+  requires(!std::is_same_v<std::remove_cvref_t<T>, GgufValue> &&
+           std::is_constructible_v<Data, std::in_place_type_t<std::remove_cvref_t<T>>, T>)
+      GgufValue(T&& v)
+      : data_(std::in_place_type<std::remove_cvref_t<T>>, std::forward<T>(v)) {}
   GgufValue(const char* s) : data_(std::string(s)) {}
   GgufValue(std::string_view s) : data_(std::string(s)) {}
   template <class T>

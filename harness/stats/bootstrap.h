@@ -4,22 +4,25 @@
 // medians has no usable closed-form distribution for skewed timing data.
 // Method: resample each group independently with replacement (the groups are independent runs),
 // take each resample's median, and collect the ratio; a single seeded Rng (rng.h) draws the base
-// resample, then the candidate's, for every replicate, so the same seed gives the same interval
-// on every host. Two intervals:
+// resample's median, then the candidate's, for every replicate, so the same seed gives the same
+// interval on every host. Two intervals:
 //   - Percentile: the (1-c)/2 and (1+c)/2 quantiles of the replicate ratios (type 7, interpolated
 //     geometrically, so the interval of base/cand is exactly the reciprocal).
 //   - BCa (Efron 1987): percentile levels shifted by a bias correction z0 (mid-rank share of
 //     replicates below the estimate) and an acceleration a from the two-sample jackknife of the
-//     log ratio. The median's jackknife is crude (leave-one-out medians take two values), so
-//     BCa is offered, not the default; it falls back to percentile when z0 is infinite (every
-//     replicate on one side), a group has < 3 samples, or the level transform is undefined, and
-//     the result says which method produced the bounds.
-// Speed: each group is sorted once; a replicate draws n indices into a reused count array and
-// walks the cumulative counts to the middle rank(s), O(n) with no sort, no nth_element, and no
-// allocation. 10,000 replicates of 30 + 30 samples take about 2 ms.
-// Limits: the percentile interval of a median under-covers somewhat for n below ~15 per group,
-// because a resample's median takes only the sample's own values. Samples must be > 0 (ratios
-// of times or rates).
+//     log ratio. The median's jackknife is crude (leave-one-out medians take two values), so a
+//     is rough, though the measured coverage (below) is close to nominal. BCa falls back to
+//     percentile when z0 is infinite (every replicate on one side), a group has < 3 samples, or
+//     the level transform is undefined; the result says which method produced the bounds.
+// Speed: a resample's median is drawn from its exact distribution, built once per group in
+// closed form (resampled_median.h), in O(1): no resample is copied, sorted or nth_element-ed.
+// The bounds take two nth_element passes over the replicates. 10,000 replicates of 30 + 30
+// samples take about 0.5 ms of CPU.
+// Measured coverage of the true ratio (lognormal samples, n = 6..50 per group, CV 2%..30%,
+// nominal 95%): percentile 96-97% (slightly conservative), BCa 95-96.5%; the interval widths
+// differ by ~1%. Percentile is the default because the gate must not call noise a win and its
+// method has no caveat; BCa is there for users who want nominal coverage.
+// Limits: samples must be > 0 (ratios of times or rates). Independent samples are assumed.
 #pragma once
 
 #include <cstdint>

@@ -50,7 +50,8 @@ std::optional<OrderStatisticInterval> median_ci_ranks(size_t n, double confidenc
 
 size_t min_samples_for_median_ci(double confidence) {
   require_confidence(confidence);
-  // The widest interval (x(1), x(n)) covers with 1 - 2^(1-n); solve 2^(1-n) <= 1 - confidence.
+  // The widest interval (x(1), x(n)) covers with 1 - 2^(1-n), so the loop ends near
+  // n = log2(2 / (1 - confidence)).
   size_t n = 1;
   while (!median_ci_ranks(n, confidence)) ++n;
   return n;

@@ -20,7 +20,9 @@
 
 namespace pb::stats {
 
-__extension__ typedef unsigned __int128 u128;  // GCC and Clang; for Lemire's 64x64 → 128 multiply
+namespace detail {
+__extension__ typedef unsigned __int128 u128;  // GCC and Clang; Lemire's 64x64 → 128 multiply
+}  // namespace detail
 
 // splitmix64 (Steele, Lea & Flood; Vigna's public-domain code): one step of a 64-bit counter
 // through a bijective mixer. Used to seed; also a decent stand-alone hash of a 64-bit value.
@@ -56,12 +58,12 @@ class Rng {
   // generation in an interval"). n == 0 returns 0.
   constexpr uint64_t uniform_int(uint64_t n) {
     if (n == 0) return 0;
-    u128 m = static_cast<u128>(next_u64()) * n;
+    detail::u128 m = static_cast<detail::u128>(next_u64()) * n;
     auto low = static_cast<uint64_t>(m);
     if (low < n) {
       const uint64_t threshold = (0 - n) % n;  // 2^64 mod n
       while (low < threshold) {
-        m = static_cast<u128>(next_u64()) * n;
+        m = static_cast<detail::u128>(next_u64()) * n;
         low = static_cast<uint64_t>(m);
       }
     }

@@ -2,10 +2,8 @@
 
 #include <memory>
 
+#include "harness/immediate.h"
 #include "harness/pipeline.h"
-#include "harness/profiler.h"
-#include "harness/recorder.h"
-#include "harness/submitter.h"
 
 namespace pb::test {
 
@@ -23,13 +21,7 @@ Transfer& transfer() {
 
 void run_ops(std::span<const Op> ops, BarrierPolicy barriers) {
   static PipelineSet pipelines(device(), nullptr);
-  Profiler profiler(device(), ProfileDensity::Off);
-  Recorder recorder(device(), pipelines, profiler, RecorderOptions{barriers});
-  recorder.prepare(ops);
-  Submitter submitter(device());
-  const Segment segment{0, static_cast<uint32_t>(ops.size()), true};
-  submitter.run(recorder, std::span(&segment, 1), false);
-  device().check_validation("run_ops");
+  run_immediately(device(), pipelines, ops, barriers);
 }
 
 Buffer upload_floats(const std::vector<float>& values, const char* name) {

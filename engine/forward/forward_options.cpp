@@ -1,0 +1,21 @@
+#include "engine/forward/forward_options.h"
+
+namespace pb {
+
+std::string_view prefill_strategy_name(PrefillStrategy s) {
+  switch (s) {
+    case PrefillStrategy::DecodeLoop: return "decode-loop";
+    case PrefillStrategy::Batched: return "batched";
+    case PrefillStrategy::Matmul: return "matmul";
+  }
+  return "?";
+}
+
+std::optional<PrefillStrategy> parse_prefill_strategy(std::string_view name) {
+  for (auto s : {PrefillStrategy::DecodeLoop, PrefillStrategy::Batched, PrefillStrategy::Matmul}) {
+    if (prefill_strategy_name(s) == name) return s;
+  }
+  return std::nullopt;
+}
+
+}  // namespace pb

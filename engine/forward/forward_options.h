@@ -1,0 +1,37 @@
+// What the engine's forward pass does with a prompt (DESIGN.md: the engine's prefill strategy
+// decides which ops exist; the harness's schedule decides how they reach the GPU).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "engine/ops/num_cols.h"
+
+namespace pb {
+
+enum class PrefillStrategy {
+  DecodeLoop,  // one token at a time through the NUM_COLS = 1 DMMV, as decode does
+  Batched,     // chunks of chunk_cols tokens through the batched DMMV (NUM_COLS variants)
+  Matmul,      // chunks of chunk_cols tokens through the tiled matmul (cooperative matrix
+               // where the device and the compiler allow)
+};
+
+std::string_view prefill_strategy_name(PrefillStrategy s);
+std::optional<PrefillStrategy> parse_prefill_strategy(std::string_view name);
+inline constexpr std::string_view kPrefillStrategyValues = "decode-loop, batched, matmul";
+
+struct ForwardOptions {
+  PrefillStrategy prefill = PrefillStrategy::DecodeLoop;
+  NumColsMode num_cols;         // which DMMV pipelines serve a column count
+  uint32_t chunk_cols = 32;     // prompt tokens per chunk (batched, matmul)
+  bool skip_dead_work = false;  // skip the tail and the last layer's unread work for
+                                // non-terminal prompt tokens
+  bool allow_coopmat = true;    // matmul may use cooperative matrix where available
+
+  // Columns one chunk can hold: the activation buffers are sized for it.
+  uint32_t max_cols() const { return prefill == PrefillStrategy::DecodeLoop ? 1 : chunk_cols; }
+};
+
+}  // namespace pb

@@ -1,0 +1,82 @@
+// Op builder for decode attention (kernels/attn_decode.comp, kernels/attn_merge.comp): one
+// query token against its visible cache positions, split over the context so long contexts
+// keep the GPU busy.
+//
+// The visible keys (pos + 1, or the window) are cut into splits. One split: a single
+// attn_decode op writes o. More: attn_decode writes per-split partials to the scratch buffer
+// and attn_merge combines them into o. Scratch layout, in floats from the scratch view's start
+// (a multiple of 16 bytes), for n_splits splits:
+//   [s][h][head_dim]        unnormalized output of split s, head h
+//   then [s][h][2]          (max in log2 units of the prescaled scores, sum of exp2(score - max))
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/ops/attention_shape.h"
+#include "engine/ops/attention_tile.h"
+#include "engine/ops/binding_limits.h"
+#include "harness/op.h"
+
+namespace pb {
+
+struct AttentionDecodeProblem {
+  AttentionShape shape;
+  KvCacheView cache;   // the layer's cache; row `pos` already written
+  TensorView q;        // [n_heads][head_dim] float32
+  TensorView o;        // [n_heads][head_dim] float32
+  TensorView scratch;  // attention_decode_scratch_bytes(...) bytes; read only with > 1 split
+  uint32_t pos = 0;    // the query's position (< max_ctx); context length pos + 1
+};
+
+struct AttentionDecodeTuning {
+  uint32_t split = 64;  // the smallest split, key positions; scratch is sized by it
+  // Splits double (up to max_split) while attn_decode would run more workgroups than this:
+  // enough to keep every SM busy, few enough that the merge stays cheap (1024, about 8 per SM,
+  // was best on an H200 from 512 to 131072 positions). 0 keeps `split` fixed.
+  uint32_t target_workgroups = 1024;
+  uint32_t max_split = 1024;
+  uint32_t threads = 128;                         // attn_decode workgroup size, a power of two
+  uint64_t shared_bytes = kAttentionSharedBudget; // the device's shared memory a tile may use
+  uint32_t merge_threads = 128;  // attn_merge workgroup size, a power of two >= 8
+};
+
+struct AttnDecodePush {
+  uint32_t n_heads;     // query heads
+  uint32_t n_kv_heads;  // kv heads
+  uint32_t max_ctx;     // cache positions per kv head
+  uint32_t pos;         // the query's position
+  uint32_t window;      // sliding window in positions, 0 = none
+  uint32_t split;       // key positions per split
+  uint32_t n_splits;    // splits (workgroups in y)
+  float scale;          // score scale
+  uint32_t q_offset;    // floats from the q binding's start to head 0
+  uint32_t o_offset;    // floats from the output binding's start (o or scratch)
+};
+
+struct AttnMergePush {
+  uint32_t n_heads;         // query heads
+  uint32_t n_splits;        // splits attn_decode wrote
+  uint32_t scratch_offset;  // vec4 (16 bytes) from the scratch binding's start to split 0
+  uint32_t o_offset;        // floats from the o binding's start to head 0
+};
+
+// Keys the query at `pos` sees: pos + 1, or at most `window` of them.
+uint32_t attention_visible_keys(uint32_t pos, uint32_t window);
+
+// The split attention_decode_ops uses for a query at `pos`: tuning.split, doubled toward
+// tuning.target_workgroups.
+uint32_t attention_decode_split(const AttentionShape& shape, uint32_t pos,
+                                const AttentionDecodeTuning& tuning);
+
+// Scratch bytes the longest context (max_ctx keys) needs at the smallest split (tuning.split);
+// 0 when that fits one split.
+uint64_t attention_decode_scratch_bytes(uint32_t n_heads, uint32_t head_dim, uint32_t max_ctx,
+                                        uint32_t split);
+
+// 1 op (attn_decode) when the visible keys fit one split, else 2 (attn_decode, attn_merge).
+// Phase FlashAttn, token pos; the caller sets the layer.
+std::vector<Op> attention_decode_ops(const AttentionDecodeProblem& problem, const BindingLimits& limits,
+                                     const AttentionDecodeTuning& tuning = {});
+
+}  // namespace pb

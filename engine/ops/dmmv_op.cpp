@@ -1,0 +1,92 @@
+#include "engine/ops/dmmv_op.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "harness/errors.h"
+#include "kernels/registry.h"
+
+namespace pb {
+namespace {
+
+// Column pieces [first, first + count).
+std::vector<std::pair<uint32_t, uint32_t>> column_pieces(uint32_t ncols, NumColsMode mode) {
+  std::vector<std::pair<uint32_t, uint32_t>> pieces;
+  for (uint32_t first = 0; first < ncols;) {
+    const uint32_t left = ncols - first;
+    uint32_t count = std::min(left, mode.max_cols);
+    if (!mode.shared) {
+      count = 1;
+      for (uint32_t n : kSpecNumCols) {
+        if (n <= left) count = n;
+      }
+    }
+    pieces.emplace_back(first, count);
+    first += count;
+  }
+  return pieces;
+}
+
+// Rows per slice so that a slice's bytes fit the binding range and its offset stays aligned.
+uint32_t rows_per_slice(uint64_t row_bytes, uint32_t rows, const BindingLimits& limits) {
+  if (row_bytes * rows <= limits.max_range) return rows;
+  const uint64_t step = limits.offset_alignment / std::gcd(row_bytes, limits.offset_alignment);
+  uint64_t fit = limits.max_range / row_bytes;
+  fit -= fit % step;
+  if (fit == 0) throw UsageError("a single weight row exceeds the device's maxStorageBufferRange");
+  return static_cast<uint32_t>(fit);
+}
+
+}  // namespace
+
+const char* dmmv_kernel_name(WeightFormat format) {
+  switch (format) {
+    case WeightFormat::F32: return "dmmv_f32";
+    case WeightFormat::F16: return "dmmv_f16";
+    case WeightFormat::Q8_0: return "dmmv_q8_0";
+    case WeightFormat::Q4_K: return "dmmv_q4_k";
+    case WeightFormat::Q6_K: return "dmmv_q6_k";
+  }
+  return "?";
+}
+
+std::vector<Op> dmmv_ops(const ProjectionProblem& p, NumColsMode mode, const BindingLimits& limits,
+                         const DmmvTuning& tuning) {
+  const uint64_t rb = row_bytes(p.format, p.cols);  // throws on a misfit cols
+  if (p.x_stride % 4 != 0 || p.x_stride < p.cols || p.y_stride < p.rows) {
+    throw UsageError("dmmv: x_stride must be a multiple of 4 and >= cols, y_stride >= rows");
+  }
+  const Kernel& k = kernel(dmmv_kernel_name(p.format));
+  const uint32_t slice_rows = rows_per_slice(rb, p.rows, limits);
+  std::vector<Op> ops;
+  for (const auto& [first_col, count] : column_pieces(p.ncols, mode)) {
+    const AlignedWindow x = aligned_window(p.x, uint64_t(first_col) * p.x_stride * 4,
+                                           (uint64_t(first_col + count - 1) * p.x_stride + p.cols) * 4,
+                                           limits);
+    const AlignedWindow y = aligned_window(p.y, uint64_t(first_col) * p.y_stride * 4,
+                                           (uint64_t(first_col + count - 1) * p.y_stride + p.rows) * 4,
+                                           limits);
+    for (uint32_t row0 = 0; row0 < p.rows; row0 += slice_rows) {
+      const uint32_t rows = std::min(slice_rows, p.rows - row0);
+      Op op;
+      op.kernel = &k;
+      op.spec.set(0, static_cast<int32_t>(mode.shared ? mode.max_cols : count))
+          .set(1, mode.shared ? 1 : 0)
+          .set(2, static_cast<int32_t>(tuning.threads))
+          .set(3, static_cast<int32_t>(tuning.rows))
+          .set(4, p.accumulate ? 1 : 0);
+      op.bindings = {p.weights.slice(row0 * rb, rows * rb).read(), x.view.read(),
+                     p.accumulate ? y.view.read_write() : y.view.write()};
+      op.push = PushConstants::of(DmmvPush{rows, p.cols, count, p.x_stride, p.y_stride, row0,
+                                           x.first_float, y.first_float});
+      const uint32_t groups = ceil_div(rows, tuning.rows);
+      const uint32_t gx = std::min<uint32_t>(groups, 65535);
+      op.groups = {gx, ceil_div(groups, gx), 1};
+      op.label = "dmmv";
+      ops.push_back(op);
+    }
+  }
+  return ops;
+}
+
+}  // namespace pb

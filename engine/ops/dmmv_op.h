@@ -1,0 +1,39 @@
+// Op builder for the dequantizing matrix-vector kernels (kernels/dmmv_*.comp).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/ops/binding_limits.h"
+#include "engine/ops/num_cols.h"
+#include "engine/ops/projection.h"
+#include "harness/op.h"
+
+namespace pb {
+
+struct DmmvTuning {
+  uint32_t threads = 64;  // workgroup size
+  uint32_t rows = 2;      // rows per workgroup
+};
+
+struct DmmvPush {
+  uint32_t rows;      // rows of this dispatch's weight slice
+  uint32_t cols;
+  uint32_t ncols;     // active columns
+  uint32_t x_stride;  // floats
+  uint32_t y_stride;  // floats
+  uint32_t row_base;  // y row of the slice's first row
+  uint32_t x_offset;  // floats from the x binding's start to column 0
+  uint32_t y_offset;  // floats from the y binding's start to column 0
+};
+
+// The ops computing the problem: one per column piece (spec cuts counts into powers of two,
+// shared into pieces of at most max_cols) and per row slice (weights larger than the device's
+// maximum binding range are split by rows).
+std::vector<Op> dmmv_ops(const ProjectionProblem& problem, NumColsMode mode, const BindingLimits& limits,
+                         const DmmvTuning& tuning = {});
+
+// The kernel name for a format: "dmmv_q4_k", ...
+const char* dmmv_kernel_name(WeightFormat format);
+
+}  // namespace pb

@@ -1,0 +1,134 @@
+#include "engine/ops/matmul_op.h"
+
+#include <algorithm>
+#include <string>
+
+#include "engine/ops/row_slices.h"
+#include "harness/errors.h"
+#include "kernels/registry.h"
+
+namespace pb {
+namespace {
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw UsageError("matmul: " + what);
+}
+
+void check_tiling(const MatmulChoice& c) {
+  if (c.coopmat) {
+    const CoopmatTiling& t = c.coop;
+    require(t.wm > 0 && t.wn > 0 && t.bm % (16 * t.wm) == 0 && t.bn % (16 * t.wn) == 0 && t.bm > 0 &&
+                t.bn > 0,
+            "coopmat tiles need bm a multiple of 16 * wm and bn a multiple of 16 * wn");
+    require(t.bk > 0 && t.bk % 16 == 0, "coopmat bk must be a multiple of 16");
+    require(c.subgroup_size >= 32 && (c.subgroup_size & (c.subgroup_size - 1)) == 0,
+            "coopmat subgroup size must be a power of two >= 32");
+  } else {
+    const ScalarTiling& t = c.scalar;
+    require(t.tm > 0 && t.tn > 0 && t.bm % t.tm == 0 && t.bn % t.tn == 0 && t.bm > 0 && t.bn > 0,
+            "scalar tiles need bm a multiple of tm and bn a multiple of tn");
+    require(t.bk > 0 && t.bk % 8 == 0, "scalar bk must be a multiple of 8");
+  }
+}
+
+// Tokens per op: all of them unless the x or y window of all tokens exceeds the binding
+// range. A window may start up to offset_alignment - 4 bytes before its first column.
+uint32_t tokens_per_piece(const ProjectionProblem& p, const BindingLimits& limits, uint32_t bn) {
+  const uint64_t slack = limits.offset_alignment;
+  const uint64_t x_bytes = (uint64_t(p.ncols - 1) * p.x_stride + p.cols) * 4 + slack;
+  const uint64_t y_bytes = (uint64_t(p.ncols - 1) * p.y_stride + p.rows) * 4 + slack;
+  if (x_bytes <= limits.max_range && y_bytes <= limits.max_range) return p.ncols;
+  const uint64_t room = limits.max_range > slack ? limits.max_range - slack : 0;
+  uint64_t fit = std::min(room / (uint64_t(p.x_stride) * 4), room / (uint64_t(p.y_stride) * 4));
+  require(fit > 0, "one activation column exceeds the device's maxStorageBufferRange");
+  if (fit >= bn) fit -= fit % bn;  // whole column tiles per piece
+  return static_cast<uint32_t>(std::min<uint64_t>(fit, p.ncols));
+}
+
+}  // namespace
+
+const char* matmul_kernel_name(WeightFormat format, bool coopmat) {
+  switch (format) {
+    case WeightFormat::F32: return coopmat ? "matmul_coopmat_f32" : "matmul_f32";
+    case WeightFormat::F16: return coopmat ? "matmul_coopmat_f16" : "matmul_f16";
+    case WeightFormat::Q8_0: return coopmat ? "matmul_coopmat_q8_0" : "matmul_q8_0";
+    case WeightFormat::Q4_K: return coopmat ? "matmul_coopmat_q4_k" : "matmul_q4_k";
+    case WeightFormat::Q6_K: return coopmat ? "matmul_coopmat_q6_k" : "matmul_q6_k";
+  }
+  return "?";
+}
+
+bool has_coopmat_f16_16x16x16(const DeviceInfo& info) {
+  if (!info.caps.cooperative_matrix) return false;
+  return std::any_of(info.coopmat_shapes.begin(), info.coopmat_shapes.end(), [](const CoopMatShape& s) {
+    return s.m == 16 && s.n == 16 && s.k == 16 && s.a_type == "f16" && s.b_type == "f16" &&
+           s.c_type == "f32" && s.result_type == "f32" && s.scope == "subgroup";
+  });
+}
+
+MatmulChoice choose_matmul(const DeviceInfo& info, WeightFormat format, bool allow_coopmat) {
+  MatmulChoice choice;
+  // Subgroups narrower than 32 would leave a 16 x 16 tile's 256 elements spread too thin to
+  // be an NVIDIA/AMD shape; wider than 64 is no device phasebench targets.
+  const uint32_t subgroup = std::max<uint32_t>(info.subgroup_size, 32);
+  choice.subgroup_size = subgroup;
+  choice.coopmat = allow_coopmat && has_coopmat_f16_16x16x16(info) && info.subgroup_size >= 32 &&
+                   info.subgroup_size <= 64 && find_kernel(matmul_kernel_name(format, true)) &&
+                   choice.coop.shared_bytes() <= info.max_compute_shared_memory &&
+                   choice.coop.threads(subgroup) <= info.max_workgroup_invocations;
+  return choice;
+}
+
+std::vector<Op> matmul_ops(const ProjectionProblem& p, const BindingLimits& limits,
+                           const MatmulChoice& choice) {
+  const uint64_t rb = row_bytes(p.format, p.cols);  // throws on a misfit cols
+  require(p.rows > 0 && p.cols > 0 && p.ncols > 0, "rows, cols and tokens must be positive");
+  require(p.cols % 8 == 0, "cols must be a multiple of 8 (the kernels decode 8 weights at a time)");
+  require(p.x_stride % 4 == 0 && p.x_stride >= p.cols && p.y_stride >= p.rows,
+          "x_stride must be a multiple of 4 and >= cols, y_stride >= rows");
+  check_tiling(choice);
+  const char* name = matmul_kernel_name(p.format, choice.coopmat);
+  const Kernel* k = find_kernel(name);
+  require(k != nullptr, std::string("kernel ") + name +
+                            " was not compiled in (cooperative-matrix kernels need glslang >= 14)");
+
+  const uint32_t bm = choice.coopmat ? choice.coop.bm : choice.scalar.bm;
+  const uint32_t bn = choice.coopmat ? choice.coop.bn : choice.scalar.bn;
+  SpecConstants spec;
+  if (choice.coopmat) {
+    const CoopmatTiling& t = choice.coop;
+    spec.set(0, int32_t(t.bm)).set(1, int32_t(t.bn)).set(2, int32_t(t.bk)).set(3, int32_t(t.wm)).set(4, int32_t(t.wn));
+  } else {
+    const ScalarTiling& t = choice.scalar;
+    spec.set(0, int32_t(t.bm)).set(1, int32_t(t.bn)).set(2, int32_t(t.bk)).set(3, int32_t(t.tm)).set(4, int32_t(t.tn));
+  }
+  spec.set(5, int32_t(choice.threads())).set(6, p.accumulate ? 1 : 0);
+
+  const uint32_t slice_rows = rows_per_slice(rb, p.rows, limits);
+  const uint32_t piece = tokens_per_piece(p, limits, bn);
+  std::vector<Op> ops;
+  for (uint32_t first = 0; first < p.ncols; first += piece) {
+    const uint32_t count = std::min(piece, p.ncols - first);
+    const AlignedWindow x = aligned_window(p.x, uint64_t(first) * p.x_stride * 4,
+                                           (uint64_t(first + count - 1) * p.x_stride + p.cols) * 4, limits);
+    const AlignedWindow y = aligned_window(p.y, uint64_t(first) * p.y_stride * 4,
+                                           (uint64_t(first + count - 1) * p.y_stride + p.rows) * 4, limits);
+    require(x.first_float % 4 == 0, "x must start at a multiple of 16 bytes (the kernels read vec4s)");
+    for (uint32_t row0 = 0; row0 < p.rows; row0 += slice_rows) {
+      const uint32_t rows = std::min(slice_rows, p.rows - row0);
+      Op op;
+      op.kernel = k;
+      op.spec = spec;
+      op.bindings = {p.weights.slice(row0 * rb, rows * rb).read(), x.view.read(),
+                     p.accumulate ? y.view.read_write() : y.view.write()};
+      op.push = PushConstants::of(MatmulPush{rows, p.cols, count, p.x_stride, p.y_stride, row0,
+                                             x.first_float, y.first_float});
+      op.groups = {ceil_div(rows, bm), ceil_div(count, bn), 1};
+      op.label = "matmul";
+      ops.push_back(op);
+    }
+  }
+  return ops;
+}
+
+}  // namespace pb

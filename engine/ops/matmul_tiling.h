@@ -1,0 +1,40 @@
+// Tile sizes of the matmul kernels (their specialization constants 0..4) and what a tiling
+// costs in threads and shared memory. Defaults fit the 32 KiB of shared memory lavapipe
+// offers and suit a GPU with 48 KiB or more and 32-wide subgroups (an NVIDIA H100).
+#pragma once
+
+#include <cstdint>
+
+namespace pb {
+
+// kernels/matmul_<format>.comp: float32 tiles, a TM x TN register micro-tile per thread.
+struct ScalarTiling {
+  uint32_t bm = 128;  // weight rows per workgroup, a multiple of tm
+  uint32_t bn = 64;   // tokens per workgroup, a multiple of tn
+  uint32_t bk = 32;   // K step, a multiple of 8
+  uint32_t tm = 8;    // rows per thread
+  uint32_t tn = 4;    // tokens per thread
+
+  uint32_t threads() const { return (bm / tm) * (bn / tn); }
+  // float32 tiles, k-major, one float of padding per k (matmul_body.glsl).
+  uint32_t shared_bytes() const { return 4 * bk * ((bm + 1) + (bn + 1)); }
+};
+
+// kernels/coopmat/matmul_coopmat_<format>.comp: f16 tiles, WM x WN blocks of 16 x 16 f32
+// accumulators per subgroup.
+struct CoopmatTiling {
+  uint32_t bm = 128;  // weight rows per workgroup, a multiple of 16 * wm
+  uint32_t bn = 64;   // tokens per workgroup, a multiple of 16 * wn
+  uint32_t bk = 32;   // K step, a multiple of 16
+  uint32_t wm = 2;    // 16-row tiles per subgroup
+  uint32_t wn = 2;    // 16-token tiles per subgroup
+
+  // Subgroup blocks per workgroup: the workgroup is this many subgroups.
+  uint32_t blocks() const { return (bm / (16 * wm)) * (bn / (16 * wn)); }
+  uint32_t threads(uint32_t subgroup_size) const { return blocks() * subgroup_size; }
+  // f16 tiles with rows of bk + 8 halves, plus a 16 x 16 float32 staging tile per block
+  // (matmul_coopmat_body.glsl).
+  uint32_t shared_bytes() const { return 2 * (bk + 8) * (bm + bn) + blocks() * 16 * 16 * 4; }
+};
+
+}  // namespace pb

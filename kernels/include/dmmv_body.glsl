@@ -1,0 +1,85 @@
+// Dequantizing matrix-vector product, y[c][row] (+)= sum_k W[row][k] * x[c][k], for NUM_COLS
+// activation columns at once: the weights are read once for all columns, which is what makes
+// batched prefill cheaper than one column at a time.
+//
+// One source, two builds (DESIGN.md, the `num_cols` axis):
+//   spec:   NUM_COLS is exactly the column count; every loop below has a constant trip count.
+//   shared: NUM_COLS is MAX_COLS (32 or 64) and the active count comes in a push constant, so
+//           the accumulators for MAX_COLS columns are live even for one column: the register
+//           pressure that specialization removes.
+//
+// The including file defines, for its weight format:
+//   WEIGHTS_PER_SLOT  weights one thread handles per step (8 or 16)
+//   SLOTS_PER_BLOCK   steps per quantization block
+//   BLOCKS_PER_ROW(cols)
+//   void accumulate_slot(uint r, uint row, uint block, uint slot) adding into acc[r * NUM_COLS + c]
+// and binds the weights at binding 0.
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+
+layout(constant_id = 0) const int NUM_COLS = 1;    // columns (spec) or MAX_COLS (shared)
+layout(constant_id = 1) const int SHARED = 0;      // 1: active column count from push constants
+layout(constant_id = 3) const int ROWS = 2;        // rows per workgroup
+layout(constant_id = 4) const int ACCUMULATE = 0;  // 1: y += W x (fused residual add)
+layout(local_size_x_id = 2) in;                    // threads per workgroup (spec id 2)
+
+layout(binding = 1) readonly buffer X { vec4 x4[]; };  // column c at c * x_stride floats
+layout(binding = 2) buffer Y { float y[]; };            // column c at c * y_stride floats
+
+layout(push_constant) uniform Push {
+  uint rows;      // rows of this dispatch's weight slice
+  uint cols;      // input length, a multiple of the block size
+  uint ncols;     // active columns (shared build); equals NUM_COLS in the spec build
+  uint x_stride;  // floats between x columns (a multiple of 4)
+  uint y_stride;  // floats between y columns
+  uint row_base;  // row index in y of the slice's first row
+  uint x_offset;  // floats from the x binding's start to column 0 (a multiple of 4)
+  uint y_offset;  // floats from the y binding's start to column 0
+} pc;
+
+float acc[ROWS * NUM_COLS];
+
+// Subgroup partial sums, one row of ROWS * NUM_COLS per subgroup. Sized for the smallest
+// subgroup phasebench runs on (8, lavapipe).
+shared float partial[(gl_WorkGroupSize.x / 8) * ROWS * NUM_COLS];
+
+uint active_cols() { return SHARED != 0 ? pc.ncols : uint(NUM_COLS); }
+
+void accumulate_slot(uint r, uint row, uint block, uint slot);  // defined by the format file
+
+// x[c][k .. k+3] for a k that is a multiple of 4.
+vec4 x_at(uint c, uint k) { return x4[(pc.x_offset + c * pc.x_stride + k) >> 2]; }
+
+void main() {
+  const uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  const uint first_row = group * ROWS;
+  for (int i = 0; i < ROWS * NUM_COLS; ++i) acc[i] = 0.0;
+
+  const uint slots = BLOCKS_PER_ROW(pc.cols) * SLOTS_PER_BLOCK;
+  for (uint s = gl_LocalInvocationID.x; s < slots; s += gl_WorkGroupSize.x) {
+    const uint block = s / SLOTS_PER_BLOCK;
+    const uint slot = s % SLOTS_PER_BLOCK;
+    for (int r = 0; r < ROWS; ++r) {
+      const uint row = first_row + r;
+      if (row < pc.rows) accumulate_slot(r, row, block, slot);
+    }
+  }
+
+  // Reduce over the workgroup: within subgroups, then across them through shared memory.
+  for (int i = 0; i < ROWS * NUM_COLS; ++i) {
+    const float sum = subgroupAdd(acc[i]);
+    if (subgroupElect()) partial[gl_SubgroupID * (ROWS * NUM_COLS) + i] = sum;
+  }
+  barrier();
+  const uint ncols = active_cols();
+  for (uint i = gl_LocalInvocationID.x; i < ROWS * NUM_COLS; i += gl_WorkGroupSize.x) {
+    const uint r = i / NUM_COLS;
+    const uint c = i % NUM_COLS;
+    const uint row = first_row + r;
+    if (row >= pc.rows || c >= ncols) continue;
+    float total = 0.0;
+    for (uint g = 0; g < gl_NumSubgroups; ++g) total += partial[g * (ROWS * NUM_COLS) + i];
+    const uint at = pc.y_offset + c * pc.y_stride + pc.row_base + row;
+    y[at] = ACCUMULATE != 0 ? y[at] + total : total;
+  }
+}

@@ -1,0 +1,71 @@
+// What the scalar and the cooperative-matrix matmul share: the push constants, the activation
+// and output bindings, and the fetch of one K step's tiles into registers. The including file
+// has included a matmul_weights_<format>.glsl (binding 0, matmul_weights8), declared BM, BN
+// and BK, and set the workgroup size.
+//
+// Y[c][row] (+)= sum_k W[row][k] X[c][k] for one BM (rows) x BN (tokens) tile per workgroup:
+// gl_WorkGroupID.x picks the rows, .y the tokens. The fetch of step k + BK is issued before
+// step k's products, so its global loads are in flight while the products run; the body then
+// moves the registers into shared memory in its own layout.
+#ifndef PB_MATMUL_TILE_IO_GLSL
+#define PB_MATMUL_TILE_IO_GLSL
+
+layout(binding = 1) readonly buffer X { vec4 x4[]; };  // column c at c * x_stride floats
+layout(binding = 2) buffer Y { float y[]; };            // column c at c * y_stride floats
+
+layout(push_constant) uniform Push {
+  uint rows;      // rows of this dispatch's weight slice
+  uint cols;      // K: input length, a multiple of 8 (and of the block size)
+  uint ncols;     // tokens (activation columns) of this dispatch
+  uint x_stride;  // floats between x columns, a multiple of 4
+  uint y_stride;  // floats between y columns
+  uint row_base;  // row index in y of the slice's first row
+  uint x_offset;  // floats from the x binding's start to column 0, a multiple of 4
+  uint y_offset;  // floats from the y binding's start to column 0
+} pc;
+
+// A tile step is BM * BK / 8 weight groups (8 consecutive weights of one row, BK / 8 groups
+// per row, so neighbouring threads read neighbouring bytes of a row) and BN * BK / 4
+// activation vec4s (BK / 4 per token), spread round-robin over the workgroup.
+const uint W_GROUPS = BM * BK / 8;
+const uint X_VECS = BN * BK / 4;
+const uint W_PER_THREAD = (W_GROUPS + gl_WorkGroupSize.x - 1) / gl_WorkGroupSize.x;
+const uint X_PER_THREAD = (X_VECS + gl_WorkGroupSize.x - 1) / gl_WorkGroupSize.x;
+
+vec4 w_reg[2 * W_PER_THREAD];  // group i: weights kk .. kk+3 in [2i], kk+4 .. kk+7 in [2i+1]
+vec4 x_reg[X_PER_THREAD];
+
+// Where weight group g and activation vec4 v sit in the tile.
+uint w_group_row(uint g) { return g / (BK / 8); }
+uint w_group_k(uint g) { return (g % (BK / 8)) * 8; }
+uint x_vec_token(uint v) { return v / (BK / 4); }
+uint x_vec_k(uint v) { return (v % (BK / 4)) * 4; }
+
+// Loads step k0's tiles into w_reg and x_reg; zero beyond the slice's rows, ncols or cols
+// (cols is a multiple of 8, so a group or vec4 is either wholly inside or wholly outside).
+void fetch_tiles(uint row0, uint col0, uint k0) {
+  for (uint i = 0; i < W_PER_THREAD; ++i) {
+    const uint g = gl_LocalInvocationID.x + i * gl_WorkGroupSize.x;
+    const uint row = row0 + w_group_row(g), k = k0 + w_group_k(g);
+    w_reg[2 * i] = vec4(0.0);
+    w_reg[2 * i + 1] = vec4(0.0);
+    if (g < W_GROUPS && row < pc.rows && k < pc.cols) {
+      matmul_weights8(row, k, pc.cols, w_reg[2 * i], w_reg[2 * i + 1]);
+    }
+  }
+  for (uint i = 0; i < X_PER_THREAD; ++i) {
+    const uint v = gl_LocalInvocationID.x + i * gl_WorkGroupSize.x;
+    const uint c = col0 + x_vec_token(v), k = k0 + x_vec_k(v);
+    x_reg[i] = vec4(0.0);
+    if (v < X_VECS && c < pc.ncols && k < pc.cols) x_reg[i] = x4[(pc.x_offset + c * pc.x_stride + k) >> 2];
+  }
+}
+
+// Writes (or, with `accumulate`, adds) one result; skips rows and tokens outside the problem.
+void matmul_store(uint row, uint c, float value, bool accumulate) {
+  if (row >= pc.rows || c >= pc.ncols) return;
+  const uint at = pc.y_offset + c * pc.y_stride + pc.row_base + row;
+  y[at] = accumulate ? y[at] + value : value;
+}
+
+#endif

@@ -1,0 +1,6 @@
+#version 450
+// Tiled matmul over Q4_K weights (prefill: matmul on devices without cooperative matrix).
+#extension GL_GOOGLE_include_directive : require
+
+#include "matmul_weights_q4_k.glsl"
+#include "matmul_body.glsl"

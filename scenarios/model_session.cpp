@@ -1,0 +1,72 @@
+#include "scenarios/model_session.h"
+
+#include <algorithm>
+
+#include "engine/model/presets.h"
+#include "engine/ops/attention_decode_op.h"
+#include "harness/device.h"
+#include "harness/errors.h"
+#include "harness/transfer.h"
+
+namespace pb {
+namespace {
+
+uint64_t splitmix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+ModelConfig model_config_for(const RunConfig& config) {
+  if (!config.gguf.empty()) throw UsageError("GGUF models are not loadable yet: " + config.gguf);
+  return preset(config.model);
+}
+
+std::vector<uint32_t> synthetic_prompt(uint32_t seed, uint32_t length, uint32_t vocab) {
+  std::vector<uint32_t> tokens(length);
+  for (uint32_t i = 0; i < length; ++i) {
+    tokens[i] = static_cast<uint32_t>(splitmix((uint64_t(seed) << 32) | i) % vocab);
+  }
+  return tokens;
+}
+
+ActivationSizes ModelSession::sizes_for(const ModelConfig& model, const std::vector<RunConfig>& configs) {
+  ActivationSizes s;
+  for (const auto& c : configs) {
+    s.max_cols = std::max(s.max_cols, std::min(c.forward.max_cols(), c.prompt_tokens));
+    s.max_ctx = std::max(s.max_ctx, c.prompt_tokens + c.decode_tokens + 1);
+  }
+  s.attention_scratch_bytes =
+      attention_decode_scratch_bytes(model.n_heads, model.head_dim, s.max_ctx, 256);
+  return s;
+}
+
+ModelSession::ModelSession(Device& device, PipelineSet& pipelines, Transfer& transfer,
+                           const RunConfig& run, const ActivationSizes& sizes)
+    : config_(model_config_for(run)), transfer_(transfer) {
+  auto plan = plan_tensors(config_, run.weights);
+  const uint64_t weight_bytes = plan_bytes(plan);
+  const uint64_t activation_bytes = Activations::bytes_needed(config_, sizes);
+  require_device_memory(device, "model '" + config_.name + "' with " + run.weights.name() + " weights",
+                        weight_bytes + activation_bytes,
+                        "weights " + std::to_string(weight_bytes) + " bytes, KV cache and activations " +
+                            std::to_string(activation_bytes) + " bytes");
+  weights_ = std::make_unique<ModelWeights>(
+      ModelWeights::synthetic(device, pipelines, transfer, config_, std::move(plan), run.seed));
+  activations_ = std::make_unique<Activations>(device, config_, sizes);
+  // Defined contents: nothing ever reads an unwritten byte, and the fingerprint outputs start
+  // known.
+  transfer.fill(activations_->tokens, 0, activations_->tokens.size(), 0);
+  transfer.fill(activations_->top2, 0, activations_->top2.size(), 0);
+}
+
+std::vector<uint32_t> ModelSession::load_prompt(uint32_t seed, uint32_t length) {
+  auto prompt = synthetic_prompt(seed, length, config_.vocab);
+  transfer_.upload_from<uint32_t>(activations_->tokens, 0, prompt);
+  return prompt;
+}
+
+}  // namespace pb

@@ -1,0 +1,100 @@
+// The attention op builders without running them: op counts, scratch sizes, tiles that fit
+// the shared-memory budget, and the inputs they refuse.
+#include <gtest/gtest.h>
+
+#include "engine/ops/attention_decode_op.h"
+#include "engine/ops/attention_prefill_op.h"
+#include "engine/ops/attention_tile.h"
+#include "harness/errors.h"
+#include "tests/engine/kernels/attention_fixture.h"
+
+namespace pb::test {
+namespace {
+
+struct Fixture {
+  AttentionShape shape = attention_shape(8, 2, 128, 1024, 0);
+  Buffer k{device(), shape.cache_bytes(), MemoryUse::Device, "k"};
+  Buffer v{device(), shape.cache_bytes(), MemoryUse::Device, "v"};
+  Buffer q{device(), 8 * 128 * 4 * 64, MemoryUse::Device, "q"};
+  Buffer o{device(), 8 * 128 * 4 * 64, MemoryUse::Device, "o"};
+  Buffer scratch{device(), attention_decode_scratch_bytes(8, 128, 1024, 64), MemoryUse::Device, "scratch"};
+
+  AttentionDecodeProblem decode(uint32_t pos) const {
+    return {shape, {TensorView::whole(k), TensorView::whole(v)}, TensorView::whole(q), TensorView::whole(o),
+            TensorView::whole(scratch), pos};
+  }
+};
+
+const BindingLimits kLimits{16, 1ull << 30};
+
+TEST(AttentionOps, DecodeSplitsOnlyPastOneSplit) {
+  Fixture f;
+  AttentionDecodeTuning fixed;
+  fixed.split = 256;
+  fixed.target_workgroups = 0;
+  EXPECT_EQ(attention_decode_ops(f.decode(0), kLimits, fixed).size(), 1u);
+  EXPECT_EQ(attention_decode_ops(f.decode(255), kLimits, fixed).size(), 1u);
+  const auto two = attention_decode_ops(f.decode(256), kLimits, fixed);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].groups[1], 2u);
+  EXPECT_EQ(two[1].bindings[0].buffer, &f.scratch);
+  EXPECT_EQ(two[0].bindings[3].buffer, &f.scratch);
+  f.shape.window = 256;  // a window caps the visible keys, so the splits
+  EXPECT_EQ(attention_decode_ops(f.decode(1000), kLimits, fixed).size(), 1u);
+}
+
+TEST(AttentionOps, DecodeSplitGrowsToTheWorkgroupTarget) {
+  Fixture f;  // 8 q heads in 2 GQA groups: 2 workgroups per split
+  AttentionDecodeTuning tuning;
+  tuning.split = 64;
+  tuning.target_workgroups = 8;
+  EXPECT_EQ(attention_decode_split(f.shape, 63, tuning), 64u);    // 1 split
+  EXPECT_EQ(attention_decode_split(f.shape, 255, tuning), 64u);   // 4 splits, 8 workgroups
+  EXPECT_EQ(attention_decode_split(f.shape, 256, tuning), 128u);  // 5 would be 10 workgroups
+  EXPECT_EQ(attention_decode_split(f.shape, 1023, tuning), 256u);
+  tuning.max_split = 128;
+  EXPECT_EQ(attention_decode_split(f.shape, 1023, tuning), 128u);
+  const auto ops = attention_decode_ops(f.decode(1023), kLimits, tuning);  // scratch sized at 64 fits
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0].groups[1], 8u);
+}
+
+TEST(AttentionOps, ScratchCoversTheLongestContext) {
+  EXPECT_EQ(attention_decode_scratch_bytes(8, 128, 256, 256), 0u);
+  EXPECT_EQ(attention_decode_scratch_bytes(8, 128, 1000, 256), 4u * 8 * (128 + 2) * 4);
+}
+
+TEST(AttentionOps, TilesFitTheSharedBudget) {
+  for (uint32_t d : {64u, 128u, 256u, 512u}) {
+    for (uint32_t ratio : {1u, 2u, 3u, 4u, 6u, 8u, 16u}) {
+      const AttentionTile dt = decode_tile(ratio, d, 128);
+      EXPECT_LE(attention_shared_bytes(dt, d), kAttentionSharedBudget);
+      EXPECT_EQ(ratio % dt.heads, 0u);
+      EXPECT_EQ(dt.tokens, 1u);
+      const AttentionTile pt = prefill_tile(ratio, d, 128, 16);
+      EXPECT_LE(attention_shared_bytes(pt, d), kAttentionSharedBudget);
+      EXPECT_EQ(ratio % pt.heads, 0u);
+    }
+  }
+  EXPECT_EQ(decode_tile(4, 128, 128).heads, 4u);  // a whole GQA group per workgroup
+}
+
+TEST(AttentionOps, RefusesWhatTheKernelsCannotDo) {
+  Fixture f;
+  f.shape.head_dim = 96;
+  EXPECT_THROW(attention_decode_ops(f.decode(0), kLimits), UsageError);
+  f.shape = attention_shape(6, 4, 128, 1024, 0);
+  EXPECT_THROW(attention_decode_ops(f.decode(0), kLimits), UsageError);
+  Fixture g;
+  EXPECT_THROW(attention_decode_ops(g.decode(1024), kLimits), UsageError);  // pos past the cache
+  AttentionDecodeProblem misaligned = g.decode(3);
+  misaligned.cache.k = misaligned.cache.k.slice(8, misaligned.cache.k.bytes - 8);
+  EXPECT_THROW(attention_decode_ops(misaligned, kLimits), UsageError);
+  const AttentionPrefillProblem too_long{g.shape, {TensorView::whole(g.k), TensorView::whole(g.v)},
+                                         TensorView::whole(g.q), TensorView::whole(g.o), 1000, 64,
+                                         1024, 1024};
+  EXPECT_THROW(attention_prefill_ops(too_long, kLimits), UsageError);
+}
+
+}  // namespace
+}  // namespace pb::test

@@ -1,0 +1,150 @@
+// DMMV kernels against the CPU reference: every format, every spec NUM_COLS value and both
+// shared builds, rows that are not a multiple of the workgroup's rows, and the fused
+// accumulate. Tolerance: |gpu - ref| <= 2e-5 * sum_k |w_k x_k| + 1e-6 (float32 accumulation
+// in a different order than the float64 reference).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "engine/ops/dmmv_op.h"
+#include "engine/quant/quantize.h"
+#include "engine/reference/dmmv_ref.h"
+#include "tests/support/gpu_test.h"
+
+namespace pb::test {
+namespace {
+
+struct Matrix {
+  std::vector<uint8_t> bytes;
+  std::vector<float> dequantized;  // rows × cols
+};
+
+Matrix random_matrix(WeightFormat format, uint32_t rows, uint32_t cols, std::mt19937& rng) {
+  std::normal_distribution<float> normal(0.0f, 0.05f);
+  const uint64_t rb = row_bytes(format, cols);
+  Matrix m{std::vector<uint8_t>(rb * rows), std::vector<float>(size_t(rows) * cols)};
+  std::vector<float> row(cols);
+  for (uint32_t r = 0; r < rows; ++r) {
+    for (auto& v : row) v = normal(rng);
+    quantize_row(format, row, std::span(m.bytes).subspan(r * rb, rb));
+    dequantize_row(format, std::span(m.bytes).subspan(r * rb, rb),
+                   std::span(m.dequantized).subspan(size_t(r) * cols, cols));
+  }
+  return m;
+}
+
+struct DmmvCase {
+  WeightFormat format;
+  NumColsMode mode;
+  uint32_t rows, cols, ncols;
+  bool accumulate;
+};
+
+void PrintTo(const DmmvCase& c, std::ostream* os) {
+  *os << format_name(c.format) << " " << c.mode.name() << " " << c.rows << "x" << c.cols
+      << " ncols=" << c.ncols << (c.accumulate ? " accumulate" : "");
+}
+
+class DmmvTest : public GpuTest, public ::testing::WithParamInterface<DmmvCase> {};
+
+TEST_P(DmmvTest, MatchesTheReference) {
+  const DmmvCase& p = GetParam();
+  std::mt19937 rng(1234 + p.rows + p.ncols);
+  const Matrix w = random_matrix(p.format, p.rows, p.cols, rng);
+  const uint32_t x_stride = p.cols + 4;  // padded, so columns are not back to back
+  const uint32_t y_stride = p.rows + 3;
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> x(size_t(x_stride) * p.ncols), y(size_t(y_stride) * p.ncols);
+  for (auto& v : x) v = uniform(rng);
+  for (auto& v : y) v = uniform(rng);
+
+  Buffer wb(device(), w.bytes.size(), MemoryUse::Device, "w");
+  transfer().upload(wb, 0, w.bytes);
+  Buffer xb = upload_floats(x, "x");
+  Buffer yb = upload_floats(y, "y");
+  ProjectionProblem problem{p.format, TensorView::whole(wb), TensorView::whole(xb), TensorView::whole(yb),
+                      p.rows, p.cols, p.ncols, x_stride, y_stride, p.accumulate};
+  const auto ops = dmmv_ops(problem, p.mode, BindingLimits::of(device().info()));
+  run_ops(ops, BarrierPolicy::Ledger);
+  const auto gpu = download_floats(yb, y.size());
+
+  std::vector<float> expected = y;
+  ref::dmmv(p.format, w.bytes, p.rows, p.cols, x, p.ncols, x_stride, expected, y_stride,
+            p.accumulate);
+  for (uint32_t c = 0; c < p.ncols; ++c) {
+    for (uint32_t r = 0; r < y_stride; ++r) {
+      const size_t at = size_t(c) * y_stride + r;
+      if (r >= p.rows) {  // padding between columns is never written
+        ASSERT_EQ(gpu[at], y[at]) << "padding written at column " << c << " row " << r;
+        continue;
+      }
+      double magnitude = 0;
+      for (uint32_t k = 0; k < p.cols; ++k) {
+        magnitude += std::fabs(double(w.dequantized[size_t(r) * p.cols + k]) * x[size_t(c) * x_stride + k]);
+      }
+      ASSERT_NEAR(gpu[at], expected[at], 2e-5 * magnitude + 1e-6) << "column " << c << " row " << r;
+    }
+  }
+}
+
+std::vector<DmmvCase> cases() {
+  std::vector<DmmvCase> list;
+  const NumColsMode spec{false, 64}, shared32{true, 32}, shared64{true, 64};
+  for (WeightFormat f : kAllWeightFormats) {
+    const uint32_t cols = 512;
+    for (uint32_t n : kSpecNumCols) list.push_back({f, spec, 37, cols, n, false});
+    list.push_back({f, spec, 37, cols, 13, false});  // 8 + 4 + 1
+    list.push_back({f, shared32, 37, cols, 1, false});
+    list.push_back({f, shared32, 37, cols, 45, false});  // 32 + 13
+    list.push_back({f, shared64, 37, cols, 5, false});
+    list.push_back({f, spec, 29, cols, 3, true});
+    list.push_back({f, shared64, 29, cols, 3, true});
+  }
+  // Inputs that are not a multiple of 256 where the block allows it.
+  for (WeightFormat f : {WeightFormat::F32, WeightFormat::F16, WeightFormat::Q8_0}) {
+    list.push_back({f, spec, 21, 96, 2, false});
+  }
+  return list;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllFormats, DmmvTest, ::testing::ValuesIn(cases()));
+
+TEST(DmmvOps, SpecCutsColumnCountsIntoPowersOfTwo) {
+  Buffer w(device(), row_bytes(WeightFormat::Q4_K, 256) * 8, MemoryUse::Device, "w");
+  Buffer x(device(), 4 * 260 * 64, MemoryUse::Device, "x");
+  Buffer y(device(), 4 * 8 * 64, MemoryUse::Device, "y");
+  ProjectionProblem p{WeightFormat::Q4_K, TensorView::whole(w), TensorView::whole(x), TensorView::whole(y),
+                8, 256, 13, 260, 8, false};
+  const auto limits = BindingLimits::of(device().info());
+  const auto spec = dmmv_ops(p, NumColsMode{false, 64}, limits);
+  ASSERT_EQ(spec.size(), 3u);  // 8 + 4 + 1
+  EXPECT_EQ(spec[0].spec.values[0], 8);
+  EXPECT_EQ(spec[1].spec.values[0], 4);
+  EXPECT_EQ(spec[2].spec.values[0], 1);
+  const auto shared = dmmv_ops(p, NumColsMode{true, 32}, limits);
+  ASSERT_EQ(shared.size(), 1u);
+  EXPECT_EQ(shared[0].spec.values[0], 32);
+  EXPECT_EQ(shared[0].spec.values[1], 1);
+}
+
+TEST(DmmvOps, WeightsLargerThanTheBindingRangeAreSplitByRows) {
+  Buffer w(device(), row_bytes(WeightFormat::Q8_0, 256) * 100, MemoryUse::Device, "w");
+  Buffer x(device(), 4 * 256, MemoryUse::Device, "x");
+  Buffer y(device(), 4 * 100, MemoryUse::Device, "y");
+  ProjectionProblem p{WeightFormat::Q8_0, TensorView::whole(w), TensorView::whole(x), TensorView::whole(y),
+                100, 256, 1, 256, 100, false};
+  BindingLimits limits{16, row_bytes(WeightFormat::Q8_0, 256) * 30};
+  const auto ops = dmmv_ops(p, NumColsMode{}, limits);
+  ASSERT_GE(ops.size(), 4u);
+  uint64_t covered = 0;
+  for (const auto& op : ops) {
+    EXPECT_LE(op.bindings[0].size, limits.max_range);
+    EXPECT_EQ(op.bindings[0].offset % 16, 0u);
+    covered += op.bindings[0].size;
+  }
+  EXPECT_EQ(covered, w.size());
+}
+
+}  // namespace
+}  // namespace pb::test

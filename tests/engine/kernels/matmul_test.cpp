@@ -1,0 +1,197 @@
+// Tiled matmul kernels against the CPU reference and against the DMMV: every format at
+// 1, 7, 64, 100 and 257 tokens (partial and whole column tiles), rows that are not a multiple
+// of the tile, inputs that are not a multiple of 256 (or of the K step), the fused
+// accumulate, and a non-default tiling.
+//
+// Tolerances, relative to m = sum_k |w_k x_k| of the output element:
+//   scalar kernel: 2e-5 m + 1e-6, the DMMV's: float32 tiles and float32 accumulation in a
+//     different order than the float64 reference (measured: at most 1.6e-7 m here).
+//   matmul vs DMMV: 4e-5 m + 2e-6, the sum of both kernels' bounds.
+//   coopmat kernel: 2e-3 m + 1e-6: weights and activations rounded to f16 (2^-11 relative
+//     each, so at most about 9.8e-4 m for the products) plus float32 accumulation; the CPU
+//     model of that rounding in matmul_ops_test.cpp measures 2.5e-4 m at worst on these
+//     inputs. It runs only where the device has the 16x16x16 f16 shape (not lavapipe).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "engine/ops/dmmv_op.h"
+#include "engine/ops/matmul_op.h"
+#include "engine/quant/quantize.h"
+#include "engine/reference/matmul_ref.h"
+#include "tests/support/gpu_test.h"
+
+namespace pb::test {
+namespace {
+
+struct Inputs {
+  std::vector<uint8_t> weights;
+  std::vector<float> dequantized;  // rows × cols
+  std::vector<float> x, y;         // x_stride × tokens, y_stride × tokens
+  uint32_t x_stride, y_stride;
+};
+
+Inputs random_inputs(WeightFormat format, uint32_t rows, uint32_t cols, uint32_t tokens, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 0.05f);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  const uint64_t rb = row_bytes(format, cols);
+  Inputs in{std::vector<uint8_t>(rb * rows), std::vector<float>(size_t(rows) * cols), {}, {},
+            cols + 4, rows + 5};  // padded strides: columns are not back to back
+  std::vector<float> row(cols);
+  for (uint32_t r = 0; r < rows; ++r) {
+    for (auto& v : row) v = normal(rng);
+    const auto bytes = std::span(in.weights).subspan(r * rb, rb);
+    quantize_row(format, row, bytes);
+    dequantize_row(format, bytes, std::span(in.dequantized).subspan(size_t(r) * cols, cols));
+  }
+  in.x.resize(size_t(in.x_stride) * tokens);
+  in.y.resize(size_t(in.y_stride) * tokens);
+  for (auto& v : in.x) v = uniform(rng);
+  for (auto& v : in.y) v = uniform(rng);
+  return in;
+}
+
+// y after running `ops` on device copies of the inputs.
+template <typename MakeOps>
+std::vector<float> run_on_gpu(const Inputs& in, WeightFormat format, uint32_t rows, uint32_t cols,
+                              uint32_t tokens, bool accumulate, MakeOps make_ops) {
+  Buffer wb(device(), in.weights.size(), MemoryUse::Device, "w");
+  transfer().upload(wb, 0, in.weights);
+  Buffer xb = upload_floats(in.x, "x");
+  Buffer yb = upload_floats(in.y, "y");
+  const ProjectionProblem problem{format, TensorView::whole(wb), TensorView::whole(xb), TensorView::whole(yb),
+                                  rows, cols, tokens, in.x_stride, in.y_stride, accumulate};
+  const std::vector<Op> ops = make_ops(problem);
+  run_ops(ops, BarrierPolicy::Ledger);
+  return download_floats(yb, in.y.size());
+}
+
+double magnitude(const Inputs& in, uint32_t cols, uint32_t r, uint32_t c) {
+  double m = 0;
+  for (uint32_t k = 0; k < cols; ++k) {
+    m += std::fabs(double(in.dequantized[size_t(r) * cols + k]) * in.x[size_t(c) * in.x_stride + k]);
+  }
+  return m;
+}
+
+// Checks every output element against `expected` within rel * m + abs, and that the padding
+// between columns was never written.
+void expect_close(const Inputs& in, uint32_t rows, uint32_t cols, uint32_t tokens,
+                  const std::vector<float>& got, const std::vector<float>& expected, double rel, double abs) {
+  for (uint32_t c = 0; c < tokens; ++c) {
+    for (uint32_t r = 0; r < in.y_stride; ++r) {
+      const size_t at = size_t(c) * in.y_stride + r;
+      if (r >= rows) {
+        ASSERT_EQ(got[at], in.y[at]) << "padding written at token " << c << " row " << r;
+        continue;
+      }
+      ASSERT_NEAR(got[at], expected[at], rel * magnitude(in, cols, r, c) + abs)
+          << "token " << c << " row " << r;
+    }
+  }
+}
+
+struct MatmulCase {
+  WeightFormat format;
+  uint32_t rows, cols, tokens;
+  bool accumulate;
+  ScalarTiling tiling;
+};
+
+void PrintTo(const MatmulCase& c, std::ostream* os) {
+  *os << format_name(c.format) << " " << c.rows << "x" << c.cols << " tokens=" << c.tokens
+      << (c.accumulate ? " accumulate" : "") << " tiles " << c.tiling.bm << "x" << c.tiling.bn << "x"
+      << c.tiling.bk << "/" << c.tiling.tm << "x" << c.tiling.tn;
+}
+
+class MatmulTest : public GpuTest, public ::testing::WithParamInterface<MatmulCase> {};
+
+TEST_P(MatmulTest, MatchesTheReference) {
+  const MatmulCase& p = GetParam();
+  const Inputs in = random_inputs(p.format, p.rows, p.cols, p.tokens, 99 + p.rows + p.tokens);
+  MatmulChoice choice;
+  choice.scalar = p.tiling;
+  const auto gpu = run_on_gpu(in, p.format, p.rows, p.cols, p.tokens, p.accumulate, [&](const auto& problem) {
+    return matmul_ops(problem, BindingLimits::of(device().info()), choice);
+  });
+  std::vector<float> expected = in.y;
+  ref::matmul(p.format, in.weights, p.rows, p.cols, in.x, p.tokens, in.x_stride, expected, in.y_stride,
+              p.accumulate);
+  expect_close(in, p.rows, p.cols, p.tokens, gpu, expected, 2e-5, 1e-6);
+}
+
+std::vector<MatmulCase> cases() {
+  std::vector<MatmulCase> list;
+  const ScalarTiling standard{};
+  const ScalarTiling small{32, 32, 64, 4, 2};  // K step 64: a partial K tile at cols 96
+  for (WeightFormat f : kAllWeightFormats) {
+    for (uint32_t n : {1u, 7u, 64u, 100u, 257u}) list.push_back({f, 96, 512, n, false, standard});
+    list.push_back({f, 200, 512, 70, true, standard});  // one whole and one partial row tile
+    list.push_back({f, 75, 256, 33, true, small});
+  }
+  for (WeightFormat f : {WeightFormat::F32, WeightFormat::F16, WeightFormat::Q8_0}) {
+    list.push_back({f, 96, 96, 100, false, standard});
+    list.push_back({f, 96, 96, 7, true, small});
+  }
+  for (WeightFormat f : {WeightFormat::F32, WeightFormat::F16}) {
+    list.push_back({f, 50, 40, 9, false, standard});  // K step 32 over cols 40
+  }
+  return list;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllFormats, MatmulTest, ::testing::ValuesIn(cases()));
+
+class MatmulVsDmmvTest : public GpuTest, public ::testing::WithParamInterface<WeightFormat> {};
+
+TEST_P(MatmulVsDmmvTest, AgreeOnTheSameInputs) {
+  const WeightFormat f = GetParam();
+  const uint32_t rows = 96, cols = 512, tokens = 37;
+  const Inputs in = random_inputs(f, rows, cols, tokens, 7);
+  const BindingLimits limits = BindingLimits::of(device().info());
+  const auto mm = run_on_gpu(in, f, rows, cols, tokens, true, [&](const auto& problem) {
+    return matmul_ops(problem, limits, MatmulChoice{});
+  });
+  const auto dmmv = run_on_gpu(in, f, rows, cols, tokens, true, [&](const auto& problem) {
+    return dmmv_ops(problem, NumColsMode{true, 32}, limits);
+  });
+  expect_close(in, rows, cols, tokens, mm, dmmv, 4e-5, 2e-6);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllFormats, MatmulVsDmmvTest, ::testing::ValuesIn(kAllWeightFormats),
+                         [](const auto& info) { return std::string(format_name(info.param)); });
+
+// The cooperative-matrix kernels, where the device and the build have them.
+class MatmulCoopmatTest : public GpuTest, public ::testing::WithParamInterface<MatmulCase> {};
+
+TEST_P(MatmulCoopmatTest, MatchesTheReference) {
+  const MatmulCase& p = GetParam();
+  const MatmulChoice choice = choose_matmul(device().info(), p.format);
+  if (!choice.coopmat) GTEST_SKIP() << "no 16x16x16 f16 cooperative matrix here, or not compiled in";
+  const Inputs in = random_inputs(p.format, p.rows, p.cols, p.tokens, 5 + p.tokens);
+  const auto gpu = run_on_gpu(in, p.format, p.rows, p.cols, p.tokens, p.accumulate, [&](const auto& problem) {
+    return matmul_ops(problem, BindingLimits::of(device().info()), choice);
+  });
+  std::vector<float> expected = in.y;
+  ref::matmul(p.format, in.weights, p.rows, p.cols, in.x, p.tokens, in.x_stride, expected, in.y_stride,
+              p.accumulate);
+  expect_close(in, p.rows, p.cols, p.tokens, gpu, expected, 2e-3, 1e-6);
+}
+
+std::vector<MatmulCase> coopmat_cases() {
+  std::vector<MatmulCase> list;
+  for (WeightFormat f : kAllWeightFormats) {
+    for (uint32_t n : {1u, 7u, 64u, 100u, 257u}) list.push_back({f, 96, 512, n, false, {}});
+    list.push_back({f, 200, 512, 70, true, {}});
+  }
+  for (WeightFormat f : {WeightFormat::F32, WeightFormat::F16, WeightFormat::Q8_0}) {
+    list.push_back({f, 96, 96, 100, true, {}});  // K step 32 over cols 96
+  }
+  return list;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllFormats, MatmulCoopmatTest, ::testing::ValuesIn(coopmat_cases()));
+
+}  // namespace
+}  // namespace pb::test
