@@ -10,5 +10,6 @@ namespace pb::app {
 using Action = std::function<int()>;
 
 void add_devices_command(CLI::App& app, Action& action);
+void add_run_command(CLI::App& app, Action& action);
 
 }  // namespace pb::app

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "phasebench 0.1.0");
   pb::app::Action action;
   pb::app::add_devices_command(app, action);
+  pb::app::add_run_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

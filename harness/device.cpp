@@ -21,6 +21,13 @@ void require(bool present, const DeviceInfo& info, const char* what) {
 
 Device::Device(Instance& instance, VkPhysicalDevice physical, DeviceInfo info)
     : instance_(instance), physical_(physical), info_(std::move(info)) {
+  // A validation layer older than VK_KHR_cooperative_matrix (headers 1.3.255) rejects its
+  // feature struct at device creation, so under such a layer the extension stays off.
+  if (instance.validation_enabled() &&
+      instance.validation_layer_version() < VK_MAKE_API_VERSION(0, 1, 3, 255)) {
+    info_.caps.cooperative_matrix = false;
+    info_.coopmat_shapes.clear();
+  }
   const auto& c = info_.caps;
   if (info_.api_version_raw < VK_API_VERSION_1_3) {
     throw UsageError("device '" + info_.name + "' supports Vulkan " + info_.api_version +

@@ -26,15 +26,16 @@ VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
   return VK_FALSE;
 }
 
-bool has_layer(const char* name) {
+// The layer's spec version, or 0 when it is not installed.
+uint32_t layer_version(const char* name) {
   uint32_t count = 0;
   PB_VK_CHECK(vkEnumerateInstanceLayerProperties(&count, nullptr));
   std::vector<VkLayerProperties> layers(count);
   PB_VK_CHECK(vkEnumerateInstanceLayerProperties(&count, layers.data()));
   for (const auto& layer : layers) {
-    if (std::strcmp(layer.layerName, name) == 0) return true;
+    if (std::strcmp(layer.layerName, name) == 0) return layer.specVersion;
   }
-  return false;
+  return 0;
 }
 
 bool has_instance_extension(const char* name) {
@@ -75,7 +76,8 @@ Instance::Instance(const InstanceOptions& options) : log_(std::make_unique<Valid
     extensions.push_back(VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
   }
   if (options.validation) {
-    if (!has_layer(kValidationLayer)) {
+    validation_layer_version_ = layer_version(kValidationLayer);
+    if (validation_layer_version_ == 0) {
       throw UsageError(
           "--validate needs the Khronos validation layer; install it with "
           "`apt-get install vulkan-validationlayers` (scripts/setup installs it)");

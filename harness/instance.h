@@ -27,13 +27,15 @@ class Instance {
 
   VkInstance handle() const { return instance_; }
   bool validation_enabled() const { return messenger_ != VK_NULL_HANDLE; }
+  uint32_t validation_layer_version() const { return validation_layer_version_; }  // 0 = none
   ValidationLog& validation_log() { return *log_; }
   std::vector<VkPhysicalDevice> physical_devices() const;
 
  private:
   VkInstance instance_ = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
-  void* loader_ = nullptr;  // dlopen handle; stays open for the process (volk keeps pointers)
+  void* loader_ = nullptr;
+  uint32_t validation_layer_version_ = 0;  // dlopen handle; stays open for the process (volk keeps pointers)
   std::unique_ptr<ValidationLog> log_;  // stable address for the layer's callback
 };
 

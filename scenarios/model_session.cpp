@@ -63,6 +63,20 @@ ModelSession::ModelSession(Device& device, PipelineSet& pipelines, Transfer& tra
   transfer.fill(activations_->top2, 0, activations_->top2.size(), 0);
 }
 
+ModelFacts ModelSession::facts() const {
+  ModelFacts f;
+  f.name = config_.name;
+  f.architecture = architecture_name(config_.arch);
+  f.layers = config_.n_layers;
+  f.weight_bytes = weights_->bytes();
+  for (const auto& t : weights_->tensors()) {
+    const bool table = t.spec.role == TensorRole::TokenEmbd;
+    f.weight_bytes_per_token += table ? t.spec.bytes() / t.spec.rows : t.spec.bytes();
+    if (table && config_.tied_embeddings) f.weight_bytes_per_token += t.spec.bytes();
+  }
+  return f;
+}
+
 std::vector<uint32_t> ModelSession::load_prompt(uint32_t seed, uint32_t length) {
   auto prompt = synthetic_prompt(seed, length, config_.vocab);
   transfer_.upload_from<uint32_t>(activations_->tokens, 0, prompt);

@@ -11,6 +11,7 @@
 #include "engine/model/model_config.h"
 #include "engine/model/model_weights.h"
 #include "scenarios/run_config.h"
+#include "scenarios/model_facts.h"
 
 namespace pb {
 
@@ -28,6 +29,7 @@ class ModelSession {
   const ModelWeights& weights() const { return *weights_; }
   const Activations& activations() const { return *activations_; }
   Transfer& transfer() { return transfer_; }
+  ModelFacts facts() const;
 
   // Writes the deterministic prompt for (seed, length) into the token buffer; returns it.
   std::vector<uint32_t> load_prompt(uint32_t seed, uint32_t length);

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "engine/gguf/ggml_types.h"
-#include "engine/gguf/gguf_format.h"
 #include "engine/gguf/gguf_error.h"
+#include "engine/gguf/gguf_format.h"
 #include "engine/gguf/gguf_metadata.h"
 
 namespace pb::gguf {

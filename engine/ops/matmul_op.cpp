@@ -17,9 +17,8 @@ void require(bool ok, const std::string& what) {
 void check_tiling(const MatmulChoice& c) {
   if (c.coopmat) {
     const CoopmatTiling& t = c.coop;
-    require(t.wm > 0 && t.wn > 0 && t.bm % (16 * t.wm) == 0 && t.bn % (16 * t.wn) == 0 && t.bm > 0 &&
-                t.bn > 0,
-            "coopmat tiles need bm a multiple of 16 * wm and bn a multiple of 16 * wn");
+    require(t.bm > 0 && t.bn > 0 && t.bm % 32 == 0 && t.bn % 32 == 0,
+            "coopmat tiles need bm and bn multiples of 32 (a subgroup computes 32 x 32)");
     require(t.bk > 0 && t.bk % 16 == 0, "coopmat bk must be a multiple of 16");
     require(c.subgroup_size >= 32 && (c.subgroup_size & (c.subgroup_size - 1)) == 0,
             "coopmat subgroup size must be a power of two >= 32");
@@ -97,7 +96,7 @@ std::vector<Op> matmul_ops(const ProjectionProblem& p, const BindingLimits& limi
   SpecConstants spec;
   if (choice.coopmat) {
     const CoopmatTiling& t = choice.coop;
-    spec.set(0, int32_t(t.bm)).set(1, int32_t(t.bn)).set(2, int32_t(t.bk)).set(3, int32_t(t.wm)).set(4, int32_t(t.wn));
+    spec.set(0, int32_t(t.bm)).set(1, int32_t(t.bn)).set(2, int32_t(t.bk));
   } else {
     const ScalarTiling& t = choice.scalar;
     spec.set(0, int32_t(t.bm)).set(1, int32_t(t.bn)).set(2, int32_t(t.bk)).set(3, int32_t(t.tm)).set(4, int32_t(t.tn));

@@ -20,17 +20,15 @@ struct ScalarTiling {
   uint32_t shared_bytes() const { return 4 * bk * ((bm + 1) + (bn + 1)); }
 };
 
-// kernels/coopmat/matmul_coopmat_<format>.comp: f16 tiles, WM x WN blocks of 16 x 16 f32
-// accumulators per subgroup.
+// kernels/coopmat/matmul_coopmat_<format>.comp: f16 tiles, a 32 x 32 block of Y (four 16 x 16
+// f32 accumulators) per subgroup; the block is fixed in the shader (see why there).
 struct CoopmatTiling {
-  uint32_t bm = 128;  // weight rows per workgroup, a multiple of 16 * wm
-  uint32_t bn = 64;   // tokens per workgroup, a multiple of 16 * wn
+  uint32_t bm = 128;  // weight rows per workgroup, a multiple of 32
+  uint32_t bn = 64;   // tokens per workgroup, a multiple of 32
   uint32_t bk = 32;   // K step, a multiple of 16
-  uint32_t wm = 2;    // 16-row tiles per subgroup
-  uint32_t wn = 2;    // 16-token tiles per subgroup
 
   // Subgroup blocks per workgroup: the workgroup is this many subgroups.
-  uint32_t blocks() const { return (bm / (16 * wm)) * (bn / (16 * wn)); }
+  uint32_t blocks() const { return (bm / 32) * (bn / 32); }
   uint32_t threads(uint32_t subgroup_size) const { return blocks() * subgroup_size; }
   // f16 tiles with rows of bk + 8 halves, plus a 16 x 16 float32 staging tile per block
   // (matmul_coopmat_body.glsl).

@@ -1,7 +1,7 @@
 // What the scalar and the cooperative-matrix matmul share: the push constants, the activation
 // and output bindings, and the fetch of one K step's tiles into registers. The including file
 // has included a matmul_weights_<format>.glsl (binding 0, matmul_weights8), declared BM, BN
-// and BK, and set the workgroup size.
+// and BK, set the workgroup size and enabled GL_EXT_control_flow_attributes.
 //
 // Y[c][row] (+)= sum_k W[row][k] X[c][k] for one BM (rows) x BN (tokens) tile per workgroup:
 // gl_WorkGroupID.x picks the rows, .y the tokens. The fetch of step k + BK is issued before
@@ -44,7 +44,7 @@ uint x_vec_k(uint v) { return (v % (BK / 4)) * 4; }
 // Loads step k0's tiles into w_reg and x_reg; zero beyond the slice's rows, ncols or cols
 // (cols is a multiple of 8, so a group or vec4 is either wholly inside or wholly outside).
 void fetch_tiles(uint row0, uint col0, uint k0) {
-  for (uint i = 0; i < W_PER_THREAD; ++i) {
+  [[unroll]] for (uint i = 0; i < W_PER_THREAD; ++i) {
     const uint g = gl_LocalInvocationID.x + i * gl_WorkGroupSize.x;
     const uint row = row0 + w_group_row(g), k = k0 + w_group_k(g);
     w_reg[2 * i] = vec4(0.0);
@@ -53,7 +53,7 @@ void fetch_tiles(uint row0, uint col0, uint k0) {
       matmul_weights8(row, k, pc.cols, w_reg[2 * i], w_reg[2 * i + 1]);
     }
   }
-  for (uint i = 0; i < X_PER_THREAD; ++i) {
+  [[unroll]] for (uint i = 0; i < X_PER_THREAD; ++i) {
     const uint v = gl_LocalInvocationID.x + i * gl_WorkGroupSize.x;
     const uint c = col0 + x_vec_token(v), k = k0 + x_vec_k(v);
     x_reg[i] = vec4(0.0);

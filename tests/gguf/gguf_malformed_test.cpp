@@ -32,6 +32,13 @@ std::vector<uint8_t> small_valid_file() {
   return bytes;
 }
 
+// The probe behind the "no huge allocation" checks below really sees allocations.
+TEST(GgufMalformed, AllocationProbeSeesAllocations) {
+  test::AllocationProbe probe;
+  std::vector<char> big(1 << 20);
+  EXPECT_GE(probe.largest(), big.size());
+}
+
 TEST(GgufMalformed, TruncationAtEveryByteOffset) {
   const std::vector<uint8_t> full = small_valid_file();
   ASSERT_GT(full.size(), 500u);
