@@ -14,6 +14,12 @@ int main(int argc, char** argv) {
   pb::app::Action action;
   pb::app::add_devices_command(app, action);
   pb::app::add_run_command(app, action);
+  pb::app::add_sweep_commands(app, action);
+  pb::app::add_trace_command(app, action);
+  pb::app::add_gate_command(app, action);
+  pb::app::add_ab_command(app, action);
+  pb::app::add_cycle_commands(app, action);
+  pb::app::add_chart_commands(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

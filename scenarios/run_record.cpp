@@ -65,6 +65,8 @@ nlohmann::json timeline_json(const StageTimeline& t) {
                      s.end_ns / 1e3, s.op_count});
   }
   return {{"units", "us"},
+          {"start_us", static_cast<double>(t.host.start_ns) / 1e3},
+          {"wall_us", static_cast<double>(t.host.wall_ns) / 1e3},
           {"clock_calibrated", t.gpu.clock_calibrated},
           {"host", host},
           {"gpu_segments", segments},

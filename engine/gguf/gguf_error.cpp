@@ -1,5 +1,6 @@
 #include "engine/gguf/gguf_error.h"
 
+#include <cstdio>
 #include <utility>
 
 namespace pb::gguf {
@@ -20,7 +21,26 @@ std::string format_message(const std::string& file, const std::string& section,
   return msg;
 }
 
+constexpr size_t kMaxQuotedBytes = 96;
+
 }  // namespace
+
+std::string quote_name(std::string_view name) {
+  std::string out = "\"";
+  for (size_t i = 0; i < name.size() && i < kMaxQuotedBytes; ++i) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+  if (name.size() > kMaxQuotedBytes) out += "... (" + std::to_string(name.size()) + " bytes)";
+  return out;
+}
 
 GgufError::GgufError(std::string file, std::string section, std::optional<uint64_t> offset,
                      std::string detail)

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "harness/errors.h"
 
@@ -30,5 +31,9 @@ class GgufError : public pb::UsageError {
   std::optional<uint64_t> offset_;
   std::string detail_;
 };
+
+// `"name"` for a message: control and non-ASCII bytes escaped, names over 96 bytes cut short,
+// so that a hostile key or tensor name cannot garble or flood an error message.
+std::string quote_name(std::string_view name);
 
 }  // namespace pb::gguf

@@ -5,9 +5,7 @@
 namespace pb::gguf {
 namespace {
 
-std::string key_section(std::string_view key) {
-  return "metadata key \"" + std::string(key) + "\"";
-}
+std::string key_section(std::string_view key) { return "metadata key " + quote_name(key); }
 
 }  // namespace
 

@@ -10,13 +10,6 @@
 namespace pb::gguf {
 namespace {
 
-std::string quote(std::string_view s) {
-  std::string out;  // appended piecewise: GCC 12 warns falsely (-Wrestrict) on "\"" + s
-  out.reserve(s.size() + 2);
-  out.append(1, '"').append(s).append(1, '"');
-  return out;
-}
-
 std::string hex_bytes(std::span<const uint8_t> b) {
   std::string out;
   for (uint8_t x : b) {
@@ -82,7 +75,7 @@ void read_metadata(ByteCursor& c, uint64_t kv_count, GgufMetadata& out) {
     c.set_section("metadata pair " + std::to_string(i));
     const uint64_t key_at = c.offset();
     std::string key = c.read_string("key");
-    c.set_section("metadata key " + quote(key));
+    c.set_section("metadata key " + quote_name(key));
     const uint64_t type_at = c.offset();
     const uint32_t type = c.read<uint32_t>("value type");
     GgufValue value = read_gguf_value(c, type, type_at);
@@ -96,7 +89,7 @@ void read_metadata(ByteCursor& c, uint64_t kv_count, GgufMetadata& out) {
 uint32_t alignment_of(const ByteCursor& c, const GgufMetadata& md) {
   const GgufKeyValue* kv = md.find_entry(kAlignmentKey);
   if (!kv) return kDefaultAlignment;
-  const std::string section = "metadata key " + quote(kAlignmentKey);
+  const std::string section = "metadata key " + quote_name(kAlignmentKey);
   const auto* a = std::get_if<uint32_t>(&kv->value.data());
   if (!a) {
     throw GgufError(c.source(), section, kv->offset,
@@ -124,7 +117,7 @@ PendingTensor read_tensor_info(ByteCursor& c, uint64_t i) {
   t.info_at = c.offset();
   c.set_section("tensor info " + std::to_string(i));
   t.info.name = c.read_string("name");
-  t.section = "tensor info " + std::to_string(i) + " " + quote(t.info.name);
+  t.section = "tensor info " + std::to_string(i) + " " + quote_name(t.info.name);
   c.set_section(t.section);
 
   const uint64_t ndims_at = c.offset();
@@ -203,7 +196,7 @@ void check_data_ranges(const ByteCursor& c, uint32_t alignment, uint64_t data_of
                       "data bytes [" + std::to_string(later.info.file_offset) + ", " +
                           std::to_string(later.info.file_offset + known_extent(later.info)) +
                           ") overlap those of tensor " + std::to_string(other.index) + " " +
-                          quote(other.name) + " [" + std::to_string(other.file_offset) + ", " +
+                          quote_name(other.name) + " [" + std::to_string(other.file_offset) + ", " +
                           std::to_string(other.file_offset + known_extent(other)) + ")");
     }
   }

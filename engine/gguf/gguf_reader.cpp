@@ -7,7 +7,7 @@ namespace pb::gguf {
 namespace {
 
 std::string tensor_section(const GgufTensorInfo& t) {
-  return "tensor info " + std::to_string(t.index) + " \"" + t.name + "\"";
+  return "tensor info " + std::to_string(t.index) + " " + quote_name(t.name);
 }
 
 }  // namespace
@@ -47,7 +47,7 @@ const GgufTensorInfo* GgufFile::find_tensor(std::string_view name) const {
 const GgufTensorInfo& GgufFile::tensor(std::string_view name) const {
   if (const GgufTensorInfo* t = find_tensor(name)) return *t;
   throw GgufError(
-      name_, "tensor \"" + std::string(name) + "\"", std::nullopt,
+      name_, "tensor " + quote_name(name), std::nullopt,
       "no tensor of that name in the file (" + std::to_string(tensors_.size()) + " tensors)");
 }
 

@@ -13,8 +13,8 @@ constexpr const char* kWriterName = "GGUF writer";
 // Tensors produced by a filler stream through a buffer of this size.
 constexpr uint64_t kChunkBytes = uint64_t{4} << 20;
 
-std::string key_section(const std::string& key) { return "metadata key \"" + key + "\""; }
-std::string tensor_section(const std::string& name) { return "tensor \"" + name + "\""; }
+std::string key_section(const std::string& key) { return "metadata key " + quote_name(key); }
+std::string tensor_section(const std::string& name) { return "tensor " + quote_name(name); }
 
 [[noreturn]] void fail_tensor(const std::string& name, const std::string& why) {
   throw GgufError(kWriterName, tensor_section(name), std::nullopt, why);

@@ -67,14 +67,23 @@ bool has_coopmat_f16_16x16x16(const DeviceInfo& info) {
 
 MatmulChoice choose_matmul(const DeviceInfo& info, WeightFormat format, bool allow_coopmat) {
   MatmulChoice choice;
-  // Subgroups narrower than 32 would leave a 16 x 16 tile's 256 elements spread too thin to
-  // be an NVIDIA/AMD shape; wider than 64 is no device phasebench targets.
-  const uint32_t subgroup = std::max<uint32_t>(info.subgroup_size, 32);
-  choice.subgroup_size = subgroup;
+  // Subgroups narrower than 32 would spread a 16 x 16 tile too thin to be an NVIDIA/AMD
+  // shape; wider than 64 is no device phasebench targets.
+  choice.subgroup_size = std::max<uint32_t>(info.subgroup_size, 32);
+  const auto fits = [&](const CoopmatTiling& t) {
+    return t.shared_bytes() <= info.max_compute_shared_memory &&
+           t.threads(choice.subgroup_size) <= info.max_workgroup_invocations;
+  };
+  if (!fits(choice.coop)) choice.coop = kCoopmatTilingSmall;
   choice.coopmat = allow_coopmat && has_coopmat_f16_16x16x16(info) && info.subgroup_size >= 32 &&
                    info.subgroup_size <= 64 && find_kernel(matmul_kernel_name(format, true)) &&
-                   choice.coop.shared_bytes() <= info.max_compute_shared_memory &&
-                   choice.coop.threads(subgroup) <= info.max_workgroup_invocations;
+                   fits(choice.coop);
+  // The scalar fallback for devices below the 24 KiB / 256 threads of the default tiles
+  // (Vulkan guarantees only 16 KiB and 128): 6 KiB, 128 threads.
+  if (choice.scalar.shared_bytes() > info.max_compute_shared_memory ||
+      choice.scalar.threads() > info.max_workgroup_invocations) {
+    choice.scalar = ScalarTiling{64, 32, 16, 4, 4};
+  }
   return choice;
 }
 

@@ -199,6 +199,14 @@ TEST(GgufMalformed, DuplicateNames) {
                     {"metadata key \"k\", at byte 41: duplicate key (first defined at byte 24)"});
 }
 
+TEST(GgufMalformed, HostileNamesAreEscapedAndShortenedInMessages) {
+  const std::string key = "a\nb\"" + std::string(200, 'x');  // 204 bytes
+  Bytes b = Bytes::header(0, 2);
+  b.str(key).u32(4).u32(1).str(key).u32(4).u32(1);
+  expect_gguf_error(b, {"metadata key \"a\\x0ab\\x22xxx", "xxx\"... (204 bytes), at byte 244: "
+                        "duplicate key (first defined at byte 24)"});
+}
+
 TEST(GgufMalformed, UnknownValueTypes) {
   expect_gguf_error(Bytes::header(0, 1).str("k").u32(13).zeros(8),
                     {"metadata key \"k\", at byte 33: unknown value type 13 (valid types are "

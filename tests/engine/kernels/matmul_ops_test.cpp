@@ -105,10 +105,17 @@ TEST(MatmulOps, ChoosesCoopmatOnlyForTheF16Shape) {
   EXPECT_FALSE(has_coopmat_f16_16x16x16(info));
 }
 
-TEST(MatmulOps, DefaultTilesFitLavapipeAndTheirKernelsExist) {
+TEST(MatmulOps, DefaultTilesFitTheirDevicesAndTheirKernelsExist) {
   const MatmulChoice defaults;
-  EXPECT_LE(defaults.scalar.shared_bytes(), 32u << 10);
-  EXPECT_LE(defaults.coop.shared_bytes(), 32u << 10);
+  EXPECT_LE(defaults.scalar.shared_bytes(), 32u << 10);  // lavapipe
+  EXPECT_LE(defaults.coop.shared_bytes(), 48u << 10);    // NVIDIA without the opt-in
+  EXPECT_LE(kCoopmatTilingSmall.shared_bytes(), 32u << 10);
+  DeviceInfo small = device().info();
+  small.max_compute_shared_memory = 16 << 10;
+  small.max_workgroup_invocations = 128;
+  const MatmulChoice fallback = choose_matmul(small, WeightFormat::Q4_K);
+  EXPECT_LE(fallback.scalar.shared_bytes(), 16u << 10);
+  EXPECT_LE(fallback.scalar.threads(), 128u);
   for (WeightFormat f : kAllWeightFormats) EXPECT_NE(find_kernel(matmul_kernel_name(f, false)), nullptr);
   EXPECT_STREQ(matmul_kernel_name(WeightFormat::Q6_K, true), "matmul_coopmat_q6_k");
 }
@@ -125,8 +132,9 @@ TEST(MatmulCost, CountsFlopsAndCompulsoryBytes) {
 float to_half(float v) { return half_bits_to_float(float_to_half_bits(v)); }
 
 // The coopmat kernels' arithmetic on the CPU: f16 weights and activations, float32
-// accumulation. Its worst error relative to sum |w x| must sit well inside the tolerance
-// MatmulCoopmatTest uses (2e-3), leaving room for the device's accumulation order.
+// accumulation. Its worst error relative to sum |w x| (measured 3.6e-5 to 6.9e-5 by format)
+// must sit well inside the tolerance MatmulCoopmatTest uses (1e-3), leaving room for the
+// device's accumulation order.
 TEST(MatmulCoopmatTolerance, F16RoundingStaysWellInsideIt) {
   std::mt19937 rng(3);
   std::normal_distribution<float> normal(0.0f, 0.05f);
@@ -156,7 +164,7 @@ TEST(MatmulCoopmatTolerance, F16RoundingStaysWellInsideIt) {
       }
     }
     RecordProperty(std::string("worst_rel_") + std::string(format_name(f)), std::to_string(worst));
-    EXPECT_LT(worst, 1e-3) << format_name(f);
+    EXPECT_LT(worst, 2.5e-4) << format_name(f);
   }
 }
 
