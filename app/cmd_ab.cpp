@@ -9,8 +9,8 @@
 // can be combined; with neither, it is an A/A run, which measures the noise floor.
 #include <cctype>
 #include <filesystem>
-#include <map>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "app/commands.h"
@@ -49,8 +49,8 @@ void run_sweep_round(const gate::SweepInvocation& inv, int rounds) {
   fs::remove(inv.out);  // never merge a stale file from an earlier ab in the same folder
   const int status = gate::run_subprocess(inv.argv);
   if (status == 2) {
-    throw UsageError("side " + inv.side->name + " rejected the sweep (exit 2; its message is above): " +
-                     gate::command_line(inv.argv));
+    throw UsageError("side " + inv.side->name +
+                     " rejected the sweep (exit 2; its message is above): " + gate::command_line(inv.argv));
   }
   if (status != 0 && (status != 1 || !fs::exists(inv.out))) {
     throw std::runtime_error("side " + inv.side->name + ", round " + std::to_string(inv.round) + ": the sweep exited " +
@@ -108,8 +108,11 @@ void add_ab_command(CLI::App& app, Action& action) {
   cmd->add_option("--repetitions", o->plan.repetitions, "Measured repetitions per run per round");
   cmd->add_option("--warmup", o->plan.warmup, "Warm-up repetitions per run per round");
   cmd->add_option("--device", o->plan.device, "Device index or name substring, for both sides");
-  cmd->add_option("--out", o->out, "Folder for the round files, a.json, b.json and gate.json "
-                                    "(default results/ab-<scenario>)");
+  cmd->add_flag("--bandwidth", o->plan.bandwidth,
+                "Measure the copy bandwidth (roofline) in every sweep; off, since the verdict does not use it");
+  cmd->add_option("--out", o->out,
+                  "Folder for the round files, a.json, b.json and gate.json "
+                  "(default results/ab-<scenario>)");
   add_gate_flags(*cmd, o->flags);
   cmd->add_flag("--json", o->json, "Print the gate report as JSON (schema phasebench.gate/1)");
   cmd->add_flag("--brief", o->brief, "Markdown: only the run table, not every metric of every run");

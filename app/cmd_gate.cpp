@@ -30,8 +30,7 @@ int gate_command(const GateCommand& o) {
 void add_gate_flags(CLI::App& command, gate::GateFlags& flags) {
   command.add_option("--metric", flags.metric,
                      "Metric each run's verdict comes from (default: the run's headline, e.g. decode.tok_s)");
-  command.add_option("--threshold", flags.threshold, "Smallest change that matters: 1% or 0.01")
-      ->capture_default_str();
+  command.add_option("--threshold", flags.threshold, "Smallest change that matters: 1% or 0.01")->capture_default_str();
   command.add_option("--alpha", flags.alpha, "Significance level of the Mann-Whitney test")->capture_default_str();
   command.add_option("--seed", flags.seed, "Bootstrap seed (same files and seed, same report)")->capture_default_str();
 }

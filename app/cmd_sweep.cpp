@@ -1,8 +1,6 @@
 // `phasebench sweep SCENARIO [--out FILE] [--shard K/N] [--resume] [--set axis=value]...
 // [--repetitions N] [--warmup N]` and `phasebench merge R... --out R`.
-#include <algorithm>
 #include <iostream>
-#include <map>
 #include <memory>
 
 #include "app/commands.h"
@@ -10,7 +8,7 @@
 #include "app/progress_line.h"
 #include "harness/errors.h"
 #include "results/result_file.h"
-#include "scenarios/fingerprint_check.h"
+#include "scenarios/merge_results.h"
 #include "scenarios/sweep.h"
 
 namespace pb::app {
@@ -62,45 +60,10 @@ struct MergeCommand {
 };
 
 int merge_command(const MergeCommand& o) {
-  std::unique_ptr<ResultFile> merged;
-  std::map<size_t, std::string> seen;  // run index -> file
-  for (const auto& path : o.inputs) {
-    ResultFile file = ResultFile::load(path);
-    auto scenario = file.document()["scenario"];
-    scenario.erase("shard");
-    if (!merged) {
-      merged = std::make_unique<ResultFile>(file);
-      merged->document()["scenario"] = scenario;
-      merged->document()["runs"] = nlohmann::json::array();
-    } else {
-      const auto& first = merged->document();
-      if (first["scenario"].value("source", nlohmann::json()) != scenario.value("source", nlohmann::json())) {
-        throw UsageError(path + ": /scenario differs from " + o.inputs.front() +
-                         "'s; merge joins shards of one scenario only");
-      }
-      if (first["device"]["name"] != file.document()["device"]["name"]) {
-        throw UsageError(path + ": /device/name is " + file.document()["device"]["name"].dump() +
-                         ", not " + first["device"]["name"].dump() + "; shards must run on one kind of device");
-      }
-    }
-    for (const auto& run : file.runs()) {
-      if (!run.contains("index")) {
-        throw UsageError(path + ": a run has no /index; only sweep files can be merged");
-      }
-      const size_t index = run["index"];
-      if (seen.count(index)) {
-        throw UsageError(path + ": run " + std::to_string(index) + " is also in " + seen[index] +
-                         "; shards must not overlap");
-      }
-      seen[index] = path;
-      merged->add_run(run);
-    }
-  }
-  auto& runs = merged->document()["runs"];
-  std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a["index"] < b["index"]; });
-  check_fingerprints(runs);
-  merged->save(o.out);
-  std::cout << "merged " << runs.size() << " runs from " << o.inputs.size() << " files into " << o.out << "\n";
+  const ResultFile merged = merge_result_files(o.inputs);
+  merged.save(o.out);
+  std::cout << "merged " << merged.runs().size() << " runs from " << o.inputs.size() << " files into "
+            << o.out << "\n";
   return 0;
 }
 

@@ -224,6 +224,7 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice physical, uin
   info.subgroup_size = p11.subgroupSize;
   info.min_subgroup_size = is_13 ? p13.minSubgroupSize : p11.subgroupSize;
   info.max_subgroup_size = is_13 ? p13.maxSubgroupSize : p11.subgroupSize;
+  info.max_compute_workgroup_subgroups = is_13 ? p13.maxComputeWorkgroupSubgroups : 0;
   info.required_subgroup_size_compute =
       is_13 && (p13.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
   info.caps.subgroup_arithmetic =

@@ -74,6 +74,7 @@ struct DeviceInfo {
   uint32_t min_subgroup_size = 0;
   uint32_t max_subgroup_size = 0;
   bool required_subgroup_size_compute = false;  // requiredSubgroupSize allowed in compute
+  uint32_t max_compute_workgroup_subgroups = 0;  // subgroups one workgroup may hold
 
   uint32_t max_compute_shared_memory = 0;        // bytes
   uint32_t max_workgroup_invocations = 0;

@@ -116,6 +116,13 @@ const ComputePipeline& PipelineSet::get(const PipelineKey& key) {
   stage.module = module_for(kernel);
   stage.pName = "main";
   stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
+  uint32_t threads = 1;
+  for (int i = 0; i < 3; ++i) {
+    const int32_t id = kernel.reflection.local_size_spec_id[i];
+    const bool specialized = id >= 0 && (key.spec.set_mask & (1u << id));
+    threads *= specialized ? static_cast<uint32_t>(key.spec.values[id]) : kernel.reflection.local_size[i];
+  }
+  bool subgroup_required = false;
   if (key.required_subgroup_size != 0) {
     const uint32_t size = key.required_subgroup_size;
     if (!info.caps.subgroup_size_control || !info.required_subgroup_size_compute ||
@@ -126,8 +133,14 @@ const ComputePipeline& PipelineSet::get(const PipelineKey& key) {
                        (info.caps.subgroup_size_control ? "" : ", without subgroup size control") +
                        "); use subgroup 'default'");
     }
-    subgroup.requiredSubgroupSize = size;
-    stage.pNext = &subgroup;
+    if (info.max_compute_workgroup_subgroups != 0 &&
+        threads > size * info.max_compute_workgroup_subgroups) {
+      ++subgroup_skipped_;  // a workgroup this large cannot be made of subgroups this small
+    } else {
+      subgroup.requiredSubgroupSize = size;
+      stage.pNext = &subgroup;
+      subgroup_required = true;
+    }
   }
 
   const Layouts& layouts = layouts_for(kernel, key.push_descriptors);
@@ -141,7 +154,7 @@ const ComputePipeline& PipelineSet::get(const PipelineKey& key) {
   const double ms = static_cast<double>(host_now_ns() - start) / 1e6;
   total_create_ms_ += ms;
   ComputePipeline result{&kernel, pipeline, layouts.layout.get(), layouts.set_layout.get(),
-                         key.push_descriptors, ms};
+                         key.push_descriptors, ms, threads, subgroup_required};
   return pipelines_.emplace(key, result).first->second;
 }
 

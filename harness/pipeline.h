@@ -46,6 +46,8 @@ struct ComputePipeline {
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
   bool push_descriptors = false;
   double create_ms = 0;  // host time vkCreateComputePipelines took
+  uint32_t threads = 0;  // workgroup size after specialization
+  bool subgroup_required = false;  // the required subgroup size was applied
 };
 
 class PipelineSet {
@@ -60,6 +62,9 @@ class PipelineSet {
   const ComputePipeline& get(const PipelineKey& key);
 
   size_t created() const { return pipelines_.size(); }
+  // Pipelines whose workgroup is too large for the required subgroup size (more subgroups than
+  // maxComputeWorkgroupSubgroups): created without the requirement.
+  size_t subgroup_requirement_skipped() const { return subgroup_skipped_; }
   double total_create_ms() const { return total_create_ms_; }
 
  private:
@@ -76,6 +81,7 @@ class PipelineSet {
   std::unordered_map<const Kernel*, Layouts> layouts_[2];  // [push_descriptors]
   std::unordered_map<PipelineKey, ComputePipeline, PipelineKeyHash> pipelines_;
   double total_create_ms_ = 0;
+  size_t subgroup_skipped_ = 0;
 };
 
 }  // namespace pb

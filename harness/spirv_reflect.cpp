@@ -149,6 +149,10 @@ SpirvReflection reflect_spirv(std::span<const uint32_t> words, const std::string
   for (int i = 0; i < 3; ++i) {
     if (local_size_ids[i] && m.constants.count(local_size_ids[i])) {
       out.local_size[i] = m.constants.at(local_size_ids[i]);
+      const auto deco = m.decorations.find(local_size_ids[i]);
+      if (deco != m.decorations.end() && deco->second.count(kDecorationSpecId)) {
+        out.local_size_spec_id[i] = static_cast<int32_t>(deco->second.at(kDecorationSpecId));
+      }
     }
   }
   for (const auto& v : m.variables) {

@@ -21,6 +21,7 @@ struct SpirvReflection {
   uint32_t push_constant_size = 0;     // bytes; 0 = no push-constant block
   std::vector<uint32_t> spec_ids;      // constant_id values, sorted
   uint32_t local_size[3] = {1, 1, 1};  // default workgroup size (before specialization)
+  int32_t local_size_spec_id[3] = {-1, -1, -1};  // the spec constant setting each size, or -1
 };
 
 // Throws std::runtime_error naming `name` on malformed SPIR-V or a descriptor set other than 0.

@@ -108,13 +108,18 @@ def draw_run(gate: dict, index: int):
 
 
 def _bars(ax, changes, colours, gate) -> list:
-    """Horizontal bars in percent with CI whiskers and a verdict label; returns the patches."""
+    """Horizontal bars in percent with CI whiskers and a label carrying the numbers; returns
+    the patches. The axis spans every change and the flat band, and CIs up to ±100%: a wider
+    CI (a few noisy samples) is cut at the edge, its bounds still written in the label."""
     band = 100 * gate["threshold"]
+    values = [100 * c.improvement for c in changes if c.improvement is not None]
+    bounds = [100 * b for c in changes for b in (c.ci_low, c.ci_high) if b is not None]
+    lo = min([-2 * band] + values + [max(b, -100) for b in bounds])
+    hi = max([2 * band] + values + [min(b, 100) for b in bounds])
+    ax.set_xlim(lo - 0.05 * (hi - lo), hi + 0.6 * (hi - lo))
     ax.axvspan(-band, band, color="#ececec", zorder=0)
     ax.axvline(0, color="black", linewidth=0.8)
     patches = []
-    lo_all = [-band * 2]
-    hi_all = [band * 2]
     for y, (c, colour) in enumerate(zip(changes, colours)):
         if c.improvement is None:
             ax.text(0, y, f"  n/a: {c.verdict} {c.detail}", va="center", fontsize=7.5)
@@ -123,19 +128,20 @@ def _bars(ax, changes, colours, gate) -> list:
         v = 100 * c.improvement
         rect = ax.barh(y, v, height=0.6, color=colour, edgecolor=style.EDGE, linewidth=0.4)
         patches.append(rect.patches[0])
-        edge = v
+        edge, label = v, f"{v:+.1f}%"
         if c.ci_low is not None and c.ci_high is not None:
-            lo, hi = 100 * c.ci_low, 100 * c.ci_high
-            ax.errorbar(v, y, xerr=[[v - lo], [hi - v]], fmt="none", ecolor="black", elinewidth=1, capsize=3)
-            lo_all.append(lo)
-            hi_all.append(hi)
-            edge = hi
-        lo_all.append(v)
-        hi_all.append(v)
-        ax.annotate(f"{v:+.1f}% {c.verdict}" + (f" · {c.detail}" if len(c.detail) < 40 else ""),
-                    (max(edge, 0), y), textcoords="offset points", xytext=(5, 0), va="center", fontsize=7.5)
-    lo, hi = min(lo_all), max(hi_all)
-    ax.set_xlim(lo - 0.1 * (hi - lo), hi + 0.55 * (hi - lo))
+            low, high = 100 * c.ci_low, 100 * c.ci_high
+            shown_low, shown_high = max(low, lo), min(high, hi)  # cut at the window, marked by arrows
+            ax.errorbar(v, y, xerr=[[v - shown_low], [shown_high - v]], fmt="none", ecolor="black",
+                        elinewidth=1, capsize=0 if high > hi else 3)
+            for cut, end, marker in ((low < lo, shown_low, "<"), (high > hi, shown_high, ">")):
+                if cut:
+                    ax.plot([end], [y], marker=marker, color="black", markersize=4)
+            edge, label = shown_high, f"{v:+.1f}% [{low:+.1f}, {high:+.1f}]"
+        label += f" {c.verdict}" + (f" · {c.detail}" if len(c.detail) < 40 else "")
+        ax.annotate(label, (max(edge, 0), y), textcoords="offset points", xytext=(5, 0),
+                    va="center", fontsize=7.5)
+    ax.set_xticks([t for t in ax.get_xticks() if lo <= t <= hi])  # none under the labels
     ax.set_ylim(len(changes) - 0.5, -0.5)  # first row on top; rows without a bar keep their room
     ax.grid(axis="y", visible=False)
     return patches

@@ -4,7 +4,6 @@ It needs no network and no script: inline CSS, PNG images that link to their SVG
 tables. Sections follow the inputs: per result file its build/device/host info, the run
 table, budgets and sweeps, then per run its tables, breakdowns and timelines; then A/B
 verdicts and cycle histories."""
-import shutil
 from datetime import datetime, timezone
 from html import escape
 from pathlib import Path
@@ -32,10 +31,8 @@ nav a { margin-right: 12px; }
 
 def write_report(inputs: Inputs, out_dir: Path) -> Path:
     planned = charts.plan(inputs, charts.Options())
-    chart_dir = out_dir / "charts"
-    if chart_dir.exists():
-        shutil.rmtree(chart_dir)  # charts of an earlier report would be left unreferenced
-    written = {id(c): paths for c, paths in charts.write(planned, chart_dir)}
+    # Charts are overwritten, never deleted: --out may be a folder that holds other files.
+    written = {id(c): paths for c, paths in charts.write(planned, out_dir / "charts")}
     figures = [(c, written[id(c)]) for c in planned]
     body = [f"<h1>phasebench report</h1><p class='note'>written {_now()} from "
             + ", ".join(escape(str(p)) for p in _paths(inputs)) + "</p>"]

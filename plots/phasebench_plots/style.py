@@ -85,10 +85,6 @@ matplotlib.rcParams.update({
 })
 
 
-def bucket_colour(bucket: str) -> str:
-    return BUCKET_COLOURS[bucket]
-
-
 def bucket_gid(bucket: str, serial: int) -> str:
     """SVG id of a drawn bucket artist; the colour-consistency test reads these back."""
     return f"bucket-{bucket}-{serial}"
@@ -108,7 +104,10 @@ def legend_below(fig: Figure, handles: list, ncol: int = 4):
     area clear of it whatever the figure size."""
     if not handles:
         return
-    ncol = max(1, min(ncol, len(handles)))
+    # No more columns than fit across the figure (8 pt legend text: ~13 characters an inch,
+    # plus the key), so a narrow figure wraps its legend instead of clipping it.
+    widest = max(len(h.get_label()) for h in handles) / 13 + 0.6
+    ncol = max(1, min(ncol, len(handles), int(fig.get_figwidth() / widest)))
     rows = -(-len(handles) // ncol)
     strip = (0.12 + 0.2 * rows) / fig.get_figheight()
     # Matplotlib fills a legend column by column; reorder so it reads row by row.
@@ -127,7 +126,7 @@ def save(fig: Figure, out_stem: Path, formats=("svg", "png")) -> list:
     """Writes the figure as out_stem.svg and out_stem.png; returns the paths written."""
     paths = []
     for fmt in formats:
-        path = out_stem.with_suffix("." + fmt)
+        path = out_stem.parent / f"{out_stem.name}.{fmt}"  # not with_suffix: stems may hold dots
         fig.savefig(path, format=fmt, dpi=150, metadata={"Date": None} if fmt == "svg" else None)
         paths.append(path)
     return paths

@@ -97,7 +97,7 @@ def _order_key(axis, value):
 
 
 def draw(result: ResultFile, metrics: list, axis: str):
-    fig = style.new_figure(5.2 * len(metrics) + 1.0, 4.8)
+    fig = style.new_figure(max(8.0, 5.2 * len(metrics) + 1.0), 5.0)
     axes = fig.subplots(1, len(metrics), squeeze=False)[0]
     xs = sorted({repr(r.config.get(axis)): r.config.get(axis) for r in result.runs}.values(),
                 key=lambda v: _order_key(axis, v))
@@ -121,6 +121,7 @@ def draw(result: ResultFile, metrics: list, axis: str):
                 ax.set_xscale("log", base=2)
             ax.set_xticks(xs, [config_value(v) for v in xs])
             ax.minorticks_off()
+            ax.margins(x=0.08)  # room for the status labels beside the outermost points
         else:
             ax.set_xticks(range(len(xs)), [config_value(v) for v in xs])
             ax.set_xlim(-0.5, len(xs) - 0.5)

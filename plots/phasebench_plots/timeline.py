@@ -64,6 +64,7 @@ def draw(run: Run, stage: str):
             if bucket:
                 coll.set_gid(style.bucket_gid(key, serial))
                 serial += 1
+            if ranges:
                 used.append(key)
     if not spans:
         ax.text(0.01, 0, f"no GPU phase spans: profile '{run.config['profile']}'", va="center",
@@ -71,10 +72,11 @@ def draw(run: Run, stage: str):
     ax.set_yticks(range(len(LANES)), LANES)
     ax.invert_yaxis()
     ax.set_xlabel(f"time since the start of the {stage} stage, host clock (ms)")
-    ax.set_xlim(left=0)
+    # The stage's wall time, where the file records it, so host time after the last GPU span shows.
+    ax.set_xlim(0, t["wall_us"] / 1e3 if isinstance(t.get("wall_us"), (int, float)) else None)
     ax.grid(axis="y", visible=False)
     handles = style.bucket_handles([k for k in style.BUCKET_COLOURS if k in used])
     handles += [Patch(facecolor=c, edgecolor=style.EDGE, linewidth=0.5, label=LANE_LABELS[k])
-                for k, c in LANE_COLOURS.items()]
+                for k, c in LANE_COLOURS.items() if k in used]
     style.legend_below(fig, handles, ncol=6)
     return fig

@@ -54,6 +54,7 @@ std::vector<SweepInvocation> interleaved_invocations(const AbPlan& plan) {
       if (plan.repetitions > 0) inv.argv.insert(inv.argv.end(), {"--repetitions", std::to_string(plan.repetitions)});
       if (plan.warmup >= 0) inv.argv.insert(inv.argv.end(), {"--warmup", std::to_string(plan.warmup)});
       if (!plan.device.empty()) inv.argv.insert(inv.argv.end(), {"--device", plan.device});
+      if (!plan.bandwidth) inv.argv.push_back("--no-bandwidth");
       inv.argv.insert(inv.argv.end(), {"--out", inv.out.string()});
       order.push_back(std::move(inv));
     }
@@ -76,8 +77,10 @@ std::filesystem::path merged_path(const AbPlan& plan, const AbSide& side) {
 std::string command_line(const std::vector<std::string>& argv) {
   std::string line;
   for (const auto& arg : argv) {
-    const bool plain = !arg.empty() && arg.find_first_not_of(
-        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=./:,+%@") == std::string::npos;
+    const bool plain =
+        !arg.empty() &&
+        arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=./:,+%@") ==
+            std::string::npos;
     std::string quoted = "'";
     for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
     line += (line.empty() ? "" : " ") + (plain ? arg : quoted + "'");

@@ -20,21 +20,24 @@ struct AbSide {
 };
 
 struct AbPlan {
-  std::filesystem::path scenario;        // the scenario file both sides sweep
+  std::filesystem::path scenario;  // the scenario file both sides sweep
   AbSide a, b;
   std::vector<std::string> common_sets;  // "axis=value" overrides for both sides
   int rounds = 0;                        // >= 1: each round runs both sides once
   int repetitions = 0;                   // --repetitions per sweep; 0 = the scenario's rule
   int warmup = -1;                       // --warmup per sweep; < 0 = the scenario's
   std::string device;                    // --device; empty = the default device
+  // Whether each sweep measures the device's copy bandwidth (the roofline). Off by default: the
+  // probe costs about a second per sweep, twice per round, and plays no part in the verdict.
+  bool bandwidth = false;
   std::filesystem::path out_dir;         // where the round files and the merged files go
 };
 
 struct SweepInvocation {
-  const AbSide* side;                 // into the plan
-  int round;                          // 1-based
-  std::filesystem::path out;          // <out_dir>/<side>-round<round>.json
-  std::vector<std::string> argv;      // binary, "sweep", scenario, flags
+  const AbSide* side;             // into the plan
+  int round;                      // 1-based
+  std::filesystem::path out;      // <out_dir>/<side>-round<round>.json
+  std::vector<std::string> argv;  // binary, "sweep", scenario, flags
 };
 
 // Throws UsageError for rounds < 1, an override that is not "axis=value", an axis given twice

@@ -31,8 +31,8 @@ std::string why(const nlohmann::json& run) {
   return "";
 }
 
-MetricGate compare_metric(const std::string& name, const std::vector<double>& base,
-                          const std::vector<double>& cand, const GateOptions& options) {
+MetricGate compare_metric(const std::string& name, const std::vector<double>& base, const std::vector<double>& cand,
+                          const GateOptions& options) {
   stats::AbOptions ab;
   ab.higher_is_better = higher_is_better(name);
   ab.threshold = options.threshold;
@@ -64,8 +64,9 @@ std::string run_level_verdict(const nlohmann::json& base, const nlohmann::json& 
   }
   for (const auto* side : {&base, &cand}) {
     if (status_of(*side) == "incorrect") {
-      reason = std::string("incorrect: the ") + (side == &base ? "base run (" + base_label : "candidate run (" + cand_label) +
-               ") is marked incorrect" + why(*side);
+      reason = std::string("incorrect: the ") +
+               (side == &base ? "base run (" + base_label : "candidate run (" + cand_label) + ") is marked incorrect" +
+               why(*side);
       return "incorrect";
     }
   }
@@ -101,8 +102,7 @@ std::string headline_metric(const nlohmann::json& base_run, const nlohmann::json
 }
 
 RunGate compare_runs(const nlohmann::json& base_run, const nlohmann::json& cand_run, const RunPair& pair,
-                     const GateOptions& options, const std::string& base_label,
-                     const std::string& cand_label) {
+                     const GateOptions& options, const std::string& base_label, const std::string& cand_label) {
   RunGate g;
   g.key = pair.key;
   g.config = pair.config;
@@ -123,8 +123,7 @@ RunGate compare_runs(const nlohmann::json& base_run, const nlohmann::json& cand_
     }
     g.metrics.push_back(compare_metric(name, base, it->second, options));
   }
-  std::stable_partition(g.metrics.begin(), g.metrics.end(),
-                        [&](const MetricGate& m) { return m.name == g.headline; });
+  std::stable_partition(g.metrics.begin(), g.metrics.end(), [&](const MetricGate& m) { return m.name == g.headline; });
 
   g.verdict = run_level_verdict(base_run, cand_run, g.reason, base_label, cand_label);
   const MetricGate* headline = headline_of(g);

@@ -23,8 +23,8 @@ FileInfo file_info(const ResultFile& file, const std::string& label) {
 
 void warn_about_devices(GateReport& r) {
   if (r.base.device != r.candidate.device) {
-    r.warnings.push_back("the files come from different devices (base: " + r.base.device + ", candidate: " +
-                         r.candidate.device + "); every difference below includes the device's");
+    r.warnings.push_back("the files come from different devices (base: " + r.base.device +
+                         ", candidate: " + r.candidate.device + "); every difference below includes the device's");
   } else if (r.base.driver != r.candidate.driver) {
     r.warnings.push_back("the files come from different drivers of " + r.base.device + " (base: " + r.base.driver +
                          ", candidate: " + r.candidate.driver + "); every difference below includes the driver's");
@@ -58,8 +58,8 @@ GateReport gate_results(const ResultFile& base, const std::string& base_label, c
   const auto& bs = base.document().value("schema", nlohmann::json());
   const auto& cs = cand.document().value("schema", nlohmann::json());
   if (bs != cs) {
-    throw UsageError("cannot gate files of different schema versions: " + base_label + " is " + bs.dump() +
-                     ", " + cand_label + " is " + cs.dump() + "; re-run both with one phasebench");
+    throw UsageError("cannot gate files of different schema versions: " + base_label + " is " + bs.dump() + ", " +
+                     cand_label + " is " + cs.dump() + "; re-run both with one phasebench");
   }
   if (!options.metric.empty()) require_metric_exists(options.metric, base, cand, base_label, cand_label);
 
@@ -73,8 +73,8 @@ GateReport gate_results(const ResultFile& base, const std::string& base_label, c
 
   const Matching m = match_runs(base.runs(), cand.runs(), options.ignored_keys, base_label, cand_label);
   for (const auto& pair : m.pairs) {
-    r.runs.push_back(compare_runs(base.runs()[pair.base_index], cand.runs()[pair.cand_index], pair, options,
-                                  base_label, cand_label));
+    r.runs.push_back(compare_runs(base.runs()[pair.base_index], cand.runs()[pair.cand_index], pair, options, base_label,
+                                  cand_label));
   }
   r.only_in_base = m.only_in_base;
   r.only_in_candidate = m.only_in_cand;

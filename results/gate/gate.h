@@ -20,7 +20,6 @@ GateReport gate_results(const ResultFile& base, const std::string& base_label, c
 
 // Loads both files (ResultFile::load: malformed JSON and other schema versions are UsageErrors
 // naming the file) and gates them; the labels are the paths as given.
-GateReport gate_files(const std::filesystem::path& base, const std::filesystem::path& cand,
-                      const GateOptions& options);
+GateReport gate_files(const std::filesystem::path& base, const std::filesystem::path& cand, const GateOptions& options);
 
 }  // namespace pb::gate

@@ -35,9 +35,9 @@ std::string metric_verdict(const MetricGate& m) {
   }
   if (m.more_repetitions) {
     const auto have = std::min(m.result.base_count, m.result.cand_count);
-    v += m.more_capped ? " (unlikely to resolve: over " + std::to_string(have + *m.more_repetitions) +
-                             " repetitions per side)"
-                       : " (needs ~" + std::to_string(*m.more_repetitions) + " more repetitions per side)";
+    v += m.more_capped
+             ? " (unlikely to resolve: over " + std::to_string(have + *m.more_repetitions) + " repetitions per side)"
+             : " (needs ~" + std::to_string(*m.more_repetitions) + " more repetitions per side)";
   }
   return v;
 }
@@ -62,12 +62,12 @@ void write_run_table(std::ostream& out, const GateReport& r, const std::set<std:
   for (const auto& run : r.runs) {
     const std::string config = keys.empty() ? "all" : describe_config(run.config, keys);
     const MetricGate* h = headline_of(run);
-    const bool statistical = run.verdict == "win" || run.verdict == "regression" || run.verdict == "flat" ||
-                             run.verdict == "inconclusive";
+    const bool statistical =
+        run.verdict == "win" || run.verdict == "regression" || run.verdict == "flat" || run.verdict == "inconclusive";
     std::string verdict = h && statistical ? metric_verdict(*h) : "**" + run.verdict + "**";
     if (!h && statistical) verdict = run.verdict + " (headline not compared)";
-    out << "| " << config << " | " << run.headline << " | " << (h ? medians(*h) : "-") << " | "
-        << (h ? delta(*h) : "-") << " | " << (h ? p_value_text(p_of(*h)) : "-") << " | " << verdict << " |\n";
+    out << "| " << config << " | " << run.headline << " | " << (h ? medians(*h) : "-") << " | " << (h ? delta(*h) : "-")
+        << " | " << (h ? p_value_text(p_of(*h)) : "-") << " | " << verdict << " |\n";
   }
 }
 
@@ -75,8 +75,8 @@ void write_metric_table(std::ostream& out, const RunGate& run, const std::string
   out << "\n### " << title << ": every metric\n\n"
       << "| metric | base → cand | Δ (95% CI) | p | verdict |\n|---|---|---|---|---|\n";
   for (const auto& m : run.metrics) {
-    out << "| " << (m.name == run.headline ? "**" + m.name + "**" : m.name) << " | " << medians(m) << " | "
-        << delta(m) << " | " << p_value_text(p_of(m)) << " | " << metric_verdict(m) << " |\n";
+    out << "| " << (m.name == run.headline ? "**" + m.name + "**" : m.name) << " | " << medians(m) << " | " << delta(m)
+        << " | " << p_value_text(p_of(m)) << " | " << metric_verdict(m) << " |\n";
   }
 }
 
@@ -84,7 +84,8 @@ void write_unmatched(std::ostream& out, const char* side, const std::vector<nloh
                      const std::set<std::string>& keys) {
   if (configs.empty()) return;
   out << "- only in " << side << " (not gated):";
-  for (const auto& c : configs) out << " `" << describe_config(c, keys.empty() ? std::set<std::string>{"model"} : keys) << "`";
+  for (const auto& c : configs)
+    out << " `" << describe_config(c, keys.empty() ? std::set<std::string>{"model"} : keys) << "`";
   out << "\n";
 }
 
@@ -126,7 +127,8 @@ void write_markdown(std::ostream& out, const GateReport& r, const MarkdownOption
 
   if (options.every_metric) {
     for (const auto& run : r.runs) {
-      if (run.metrics.size() > 1) write_metric_table(out, run, keys.empty() ? "the run" : describe_config(run.config, keys));
+      if (run.metrics.size() > 1)
+        write_metric_table(out, run, keys.empty() ? "the run" : describe_config(run.config, keys));
     }
   }
   std::string counts;

@@ -20,7 +20,8 @@ double parse_threshold(const std::string& text, const std::string& flag) {
   }
   if (percent) value /= 100.0;
   if (!std::isfinite(value) || value <= 0.0 || value >= 1.0) {
-    throw UsageError(flag + ": \"" + text + "\" is out of range; a threshold is > 0 and < 100% "
+    throw UsageError(flag + ": \"" + text +
+                     "\" is out of range; a threshold is > 0 and < 100% "
                      "(1% or 0.01 is the usual one)");
   }
   return value;
@@ -28,7 +29,8 @@ double parse_threshold(const std::string& text, const std::string& flag) {
 
 void check_alpha(double alpha, const std::string& flag) {
   if (!(alpha > 0.0 && alpha < 1.0)) {
-    throw UsageError(flag + ": " + std::to_string(alpha) + " is out of range; it is in (0, 1), "
+    throw UsageError(flag + ": " + std::to_string(alpha) +
+                     " is out of range; it is in (0, 1), "
                      "usually 0.05");
   }
 }

@@ -21,18 +21,18 @@ inline constexpr const char* kVerdicts[] = {"win",       "regression", "flat",  
                                             "incorrect", "unsafe",     "failed"};
 
 struct MetricGate {
-  std::string name;             // "prefill.tok_s", "prefill.phase.attn_qkv_ms", ...
-  bool higher_is_better;        // rates yes, times no
-  stats::AbResult result;       // medians, ratio, improvement (positive = better), CI, p, verdict
+  std::string name;        // "prefill.tok_s", "prefill.phase.attn_qkv_ms", ...
+  bool higher_is_better;   // rates yes, times no
+  stats::AbResult result;  // medians, ratio, improvement (positive = better), CI, p, verdict
   // Additional repetitions per side likely to resolve an inconclusive result; absent otherwise.
   std::optional<int> more_repetitions;
-  bool more_capped = false;     // the estimate hit the cap: unlikely to resolve at all
+  bool more_capped = false;  // the estimate hit the cap: unlikely to resolve at all
 };
 
 struct RunGate {
-  std::string key;                  // config_key(config)
-  nlohmann::json config;            // the matched config (less any ignored keys)
-  nlohmann::json base_config;       // the runs' full configs (they differ in ignored keys)
+  std::string key;             // config_key(config)
+  nlohmann::json config;       // the matched config (less any ignored keys)
+  nlohmann::json base_config;  // the runs' full configs (they differ in ignored keys)
   nlohmann::json cand_config;
   std::string verdict;              // one of kVerdicts
   std::string reason;               // one line: the numbers or the cause behind the verdict
@@ -52,10 +52,10 @@ struct GateReport {
   double threshold = 0.01;
   double alpha = 0.05;
   std::vector<RunGate> runs;
-  std::vector<nlohmann::json> only_in_base;   // configs without a partner
+  std::vector<nlohmann::json> only_in_base;  // configs without a partner
   std::vector<nlohmann::json> only_in_candidate;
-  std::vector<std::string> ignored_keys;      // config keys left out of the matching
-  std::vector<std::string> warnings;          // e.g. the files come from different devices
+  std::vector<std::string> ignored_keys;  // config keys left out of the matching
+  std::vector<std::string> warnings;      // e.g. the files come from different devices
 
   // verdict -> count of runs, every verdict of kVerdicts present.
   std::map<std::string, int> summary() const;

@@ -45,7 +45,8 @@ void append_round(nlohmann::json& run, const nlohmann::json& later, const std::s
     for (const auto& s : later["samples"]) run["samples"].push_back(s);
   }
   if (run.contains("repetitions") && later.contains("repetitions")) {
-    for (const char* key : {"warmup", "measured", "elapsed_s"}) add_number(run["repetitions"], later["repetitions"], key);
+    for (const char* key : {"warmup", "measured", "elapsed_s"})
+      add_number(run["repetitions"], later["repetitions"], key);
     run["repetitions"]["stop_reason"] = later["repetitions"].value("stop_reason", nlohmann::json("max-reached"));
   }
   check_fingerprint(run, later, label);
@@ -67,8 +68,9 @@ void recompute_derived(nlohmann::json& run) {
   const double gbps = run["summary"]["decode.tok_s"]["median"].get<double>() * per_token / 1e9;
   derived["decode_weight_gbps"] = gbps;
   const auto roofline = derived.value("copy_bandwidth_gbps", nlohmann::json());
-  derived["decode_roofline_share"] =
-      roofline.is_number() && roofline.get<double>() > 0 ? nlohmann::json(gbps / roofline.get<double>()) : nlohmann::json();
+  derived["decode_roofline_share"] = roofline.is_number() && roofline.get<double>() > 0
+                                         ? nlohmann::json(gbps / roofline.get<double>())
+                                         : nlohmann::json();
 }
 
 }  // namespace

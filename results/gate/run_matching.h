@@ -12,10 +12,10 @@
 namespace pb::gate {
 
 struct RunPair {
-  size_t base_index;       // into the base file's runs
-  size_t cand_index;       // into the candidate file's runs
-  nlohmann::json config;   // the config that matched: the run's, less the ignored keys
-  std::string key;         // config_key(config): stable, unique within a file
+  size_t base_index;      // into the base file's runs
+  size_t cand_index;      // into the candidate file's runs
+  nlohmann::json config;  // the config that matched: the run's, less the ignored keys
+  std::string key;        // config_key(config): stable, unique within a file
 };
 
 struct Matching {
@@ -41,7 +41,6 @@ std::string describe_config(const nlohmann::json& config, const std::set<std::st
 // twice in one file, or files without a single run in common; that last message lists each
 // side's configs by the keys that tell them apart.
 Matching match_runs(const nlohmann::json& base_runs, const nlohmann::json& cand_runs,
-                    const std::set<std::string>& ignored, const std::string& base_label,
-                    const std::string& cand_label);
+                    const std::set<std::string>& ignored, const std::string& base_label, const std::string& cand_label);
 
 }  // namespace pb::gate

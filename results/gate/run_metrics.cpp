@@ -6,8 +6,7 @@
 
 namespace pb::gate {
 
-std::map<std::string, std::vector<double>> metric_values(const nlohmann::json& run,
-                                                        const std::string& label) {
+std::map<std::string, std::vector<double>> metric_values(const nlohmann::json& run, const std::string& label) {
   std::map<std::string, std::vector<double>> values;
   if (!run.contains("samples")) return values;
   const auto& samples = run["samples"];

@@ -12,8 +12,7 @@ namespace pb::gate {
 // metric name -> its value in each sample that has it (samples[].metrics), in sample order.
 // A metric present in only some samples (a phase that rounds to zero) keeps just those values,
 // as the run's own summary does. Throws UsageError naming `label` for malformed samples.
-std::map<std::string, std::vector<double>> metric_values(const nlohmann::json& run,
-                                                        const std::string& label);
+std::map<std::string, std::vector<double>> metric_values(const nlohmann::json& run, const std::string& label);
 
 // The summary block of one metric, computed exactly as the run record does (scenarios/
 // run_record.cpp): n, median, mean, min, max, q1, q3 and the 95% CI of the median from order

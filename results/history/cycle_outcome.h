@@ -19,9 +19,9 @@
 namespace pb::history {
 
 struct RunOutcome {
-  std::string key;       // the matched config as key=value,...
-  std::string config;    // the matched config, JSON text
-  std::string metric;    // the run's headline metric
+  std::string key;     // the matched config as key=value,...
+  std::string config;  // the matched config, JSON text
+  std::string metric;  // the run's headline metric
   std::string verdict;
   std::string reason;
   std::optional<double> base_value, cand_value;  // medians

@@ -31,8 +31,9 @@ int64_t insert_file(SqliteDb& db, const FileRecord& f, const std::string& now) {
 }
 
 void insert_runs(SqliteDb& db, int64_t cycle, const CycleOutcome& outcome) {
-  Statement s(db, "INSERT INTO cycle_runs (cycle, run_key, config, metric, verdict, reason, base_value, "
-                  "cand_value, delta, ci_low, ci_high, p_value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  Statement s(db,
+              "INSERT INTO cycle_runs (cycle, run_key, config, metric, verdict, reason, base_value, "
+              "cand_value, delta, ci_low, ci_high, p_value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   for (const auto& r : outcome.runs) {
     s.bind(1, cycle).bind(2, r.key).bind(3, r.config).bind(4, r.metric).bind(5, r.verdict).bind(6, r.reason);
     s.bind(7, r.base_value).bind(8, r.cand_value).bind(9, r.delta).bind(10, r.ci_low).bind(11, r.ci_high);
@@ -45,8 +46,9 @@ void insert_runs(SqliteDb& db, int64_t cycle, const CycleOutcome& outcome) {
 // inserted), else the base value of this cycle.
 void update_best(SqliteDb& db, CycleRow& row) {
   const bool higher = higher_is_better(row.metric);
-  Statement s(db, "SELECT id, cand_value FROM cycles WHERE metric = ? AND kept = 1 AND cand_value IS NOT NULL "
-                  "AND id <= ? ORDER BY id");
+  Statement s(db,
+              "SELECT id, cand_value FROM cycles WHERE metric = ? AND kept = 1 AND cand_value IS NOT NULL "
+              "AND id <= ? ORDER BY id");
   s.bind(1, row.metric).bind(2, row.cycle);
   while (s.step()) {
     const double v = s.real(1);
@@ -97,8 +99,9 @@ CycleRow record_cycle(HistoryDb& db, const std::string& change, bool kept, const
   Transaction write(sql);
   const int64_t base_id = insert_file(sql, base, row.recorded_at);
   const int64_t cand_id = insert_file(sql, cand, row.recorded_at);
-  Statement s(sql, "INSERT INTO cycles (recorded_at, change, metric, base_file, cand_file, base_value, cand_value, "
-                   "delta, ci_low, ci_high, verdict, kept, runs, gate) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  Statement s(sql,
+              "INSERT INTO cycles (recorded_at, change, metric, base_file, cand_file, base_value, cand_value, "
+              "delta, ci_low, ci_high, verdict, kept, runs, gate) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind(1, row.recorded_at).bind(2, row.change).bind(3, row.metric).bind(4, base_id).bind(5, cand_id);
   s.bind(6, row.base_value).bind(7, row.cand_value).bind(8, row.delta).bind(9, row.ci_low).bind(10, row.ci_high);
   s.bind(11, row.verdict).bind(12, int64_t{kept}).bind(13, int64_t{row.runs}).bind(14, gate::to_json(report).dump());
@@ -111,8 +114,9 @@ CycleRow record_cycle(HistoryDb& db, const std::string& change, bool kept, const
 }
 
 std::vector<CycleRow> list_cycles(HistoryDb& db) {
-  Statement s(db.sql(), "SELECT id, recorded_at, change, metric, base_value, cand_value, delta, ci_low, ci_high, "
-                        "verdict, kept, best_so_far, best_cycle, runs FROM cycles ORDER BY id");
+  Statement s(db.sql(),
+              "SELECT id, recorded_at, change, metric, base_value, cand_value, delta, ci_low, ci_high, "
+              "verdict, kept, best_so_far, best_cycle, runs FROM cycles ORDER BY id");
   std::vector<CycleRow> rows;
   while (s.step()) {
     CycleRow r;

@@ -43,12 +43,12 @@ void write_cycles_markdown(std::ostream& out, const std::vector<CycleRow>& rows)
       << "|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : rows) {
     const std::string delta = r.delta ? gate::delta_with_interval(*r.delta, r.ci_low, r.ci_high) : "-";
-    const std::string best = value_text(r.best_so_far) +
-                             (r.best_cycle ? " (cycle " + std::to_string(*r.best_cycle) + ")" : " (base)");
+    const std::string best =
+        value_text(r.best_so_far) + (r.best_cycle ? " (cycle " + std::to_string(*r.best_cycle) + ")" : " (base)");
     out << "| " << r.cycle << " | " << cell(r.change) << " | " << r.metric << " | " << value_text(r.base_value)
         << " → " << value_text(r.cand_value) << " | " << delta << " | " << r.verdict
-        << (r.runs > 1 ? " (" + std::to_string(r.runs) + " runs)" : "") << " | " << (r.kept ? "yes" : "no")
-        << " | " << best << " |\n";
+        << (r.runs > 1 ? " (" + std::to_string(r.runs) + " runs)" : "") << " | " << (r.kept ? "yes" : "no") << " | "
+        << best << " |\n";
   }
 }
 
@@ -69,8 +69,8 @@ nlohmann::json files_json(const std::vector<FileRow>& rows) {
 void write_files_markdown(std::ostream& out, const std::vector<FileRow>& rows) {
   out << "| when | device | git commit | file | cycle | role | verdict |\n|---|---|---|---|---|---|---|\n";
   for (const auto& r : rows) {
-    out << "| " << r.recorded_at << " | " << cell(r.device) << " | " << r.git_commit << " | " << cell(r.path)
-        << " | " << r.cycle << " | " << r.role << " | " << r.verdict << " |\n";
+    out << "| " << r.recorded_at << " | " << cell(r.device) << " | " << r.git_commit << " | " << cell(r.path) << " | "
+        << r.cycle << " | " << r.role << " | " << r.verdict << " |\n";
   }
 }
 

@@ -29,7 +29,8 @@ SqliteDb open_file(const fs::path& path) {
 }
 
 [[noreturn]] void refuse(const fs::path& path, const std::string& what) {
-  throw UsageError(path.string() + ": " + what + ". phasebench has left the file exactly as it was; pass --db "
+  throw UsageError(path.string() + ": " + what +
+                   ". phasebench has left the file exactly as it was; pass --db "
                    "with the path of a phasebench history, or a new path to start one");
 }
 
@@ -38,7 +39,8 @@ SqliteDb open_file(const fs::path& path) {
 void open_checked(SqliteDb& db, const fs::path& path, bool was_new) {
   DbKind kind = classify(db);  // reads only
   if (kind == DbKind::Empty && !was_new) refuse(path, "is an empty SQLite database that phasebench did not create");
-  if (kind == DbKind::Foreign) refuse(path, "is a SQLite database, but not a phasebench history (no phasebench meta table)");
+  if (kind == DbKind::Foreign)
+    refuse(path, "is a SQLite database, but not a phasebench history (no phasebench meta table)");
   if (kind == DbKind::Phasebench && schema_version(db) > kHistorySchemaVersion) {
     refuse(path, "has history schema version " + std::to_string(schema_version(db)) + "; this phasebench knows up to " +
                      std::to_string(kHistorySchemaVersion) + ". Use a newer phasebench");

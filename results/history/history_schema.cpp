@@ -126,8 +126,9 @@ int schema_version(SqliteDb& db) {
 }
 
 void create_meta(SqliteDb& db) {
-  db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-          "INSERT INTO meta VALUES ('application', 'phasebench'), ('schema_version', '0');");
+  db.exec(
+      "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+      "INSERT INTO meta VALUES ('application', 'phasebench'), ('schema_version', '0');");
 }
 
 void migrate(SqliteDb& db, int from) {

@@ -91,3 +91,62 @@ TEST(Cli, NoDriverSaysHowToInstallLavapipe) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CliRun, APresetTooLargeForTheDeviceFailsBeforeAllocating) {
+  const Result r = run("run --model llama3-8b --no-bandwidth --out /tmp/phasebench-too-large.json");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("needs"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("bytes"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("device-local heap"), std::string::npos) << r.output;
+}
+
+TEST(CliRun, UnknownPresetAndBadAxisValuesAreUsageErrors) {
+  Result r = run("run --model llama9 --no-bandwidth");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("tiny-dense"), std::string::npos) << r.output;
+  r = run("run --model tiny-dense --submit sometimes --no-bandwidth");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("--submit"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("per-layer-nowait"), std::string::npos) << r.output;
+  r = run("run --model tiny-dense --prompt twelve --no-bandwidth");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("not an integer"), std::string::npos) << r.output;
+}
+
+TEST(CliRun, ReferenceCheckPassesAndProgressIsSilentWhenPiped) {
+  const Result r = run("run --model tiny-dense --prompt 5 --decode 3 --repetitions 2 --warmup 0 --reference "
+                       "--validate --no-bandwidth --out /tmp/phasebench-cli-run.json");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("matches the CPU reference"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("tok/s"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find('\r'), std::string::npos) << "a progress line was drawn into a pipe";
+  const Result t = run("trace /tmp/phasebench-cli-run.json --out /tmp/phasebench-cli-trace.json");
+  EXPECT_EQ(t.status, 0) << t.output;
+  EXPECT_NE(t.output.find("events"), std::string::npos) << t.output;
+}
+
+TEST(CliSweep, BadScenarioFileIsAUsageErrorNamingFileAndPointer) {
+  const char* path = "/tmp/phasebench-bad-scenario.json";
+  FILE* f = fopen(path, "w");
+  fputs("{\"name\": \"x\", \"axes\": {\"barriers\": [\"global\", \"sometimes\"]}}", f);
+  fclose(f);
+  const Result r = run(std::string("sweep ") + path + " --no-bandwidth");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find(path), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("/axes/barriers/1"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("global, buffer, ledger, none"), std::string::npos) << r.output;
+}
+
+TEST(CliSweep, ShardFlagIsChecked) {
+  const char* path = "/tmp/phasebench-shard-scenario.json";
+  FILE* f = fopen(path, "w");
+  fputs("{\"name\": \"x\", \"model\": \"tiny-dense\"}", f);
+  fclose(f);
+  const Result r = run(std::string("sweep ") + path + " --shard 3/2 --no-bandwidth");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("1 <= K <= N"), std::string::npos) << r.output;
+}
+
+}  // namespace

@@ -42,12 +42,16 @@ def test_every_kind_is_written_as_svg_and_png(all_charts, kind):
 
 
 def test_phasebench_chart_hands_over_to_the_module(binary, sweep_file, tmp_path):
-    """The C++ entry point finds a python3 with matplotlib and the module, and execs it."""
-    proc = subprocess.run([binary, "chart", sweep_file, "--kind", "budget", "--stage", "decode",
-                           "--out", tmp_path], capture_output=True, text=True, timeout=600)
+    """The C++ entry point finds a python3 with matplotlib and the module, and execs it.
+    The input's name has dots in it, which must survive into the chart's name."""
+    dotted = tmp_path / "sweep.v2.json"
+    dotted.write_bytes(sweep_file.read_bytes())
+    out = tmp_path / "out"
+    proc = subprocess.run([binary, "chart", dotted, "--kind", "budget", "--stage", "decode",
+                           "--out", out], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
-    assert_chart_files(tmp_path, "sweep-budget-decode")
-    assert not list(tmp_path.glob("*prefill*")), "--stage decode drew prefill too"
+    assert_chart_files(out, "sweep.v2-budget-decode")
+    assert sorted(p.name for p in out.iterdir()) == ["sweep.v2-budget-decode.png", "sweep.v2-budget-decode.svg"]
 
 
 @pytest.mark.parametrize("stage", ["prefill", "decode"])

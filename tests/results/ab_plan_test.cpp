@@ -1,9 +1,10 @@
 // The interleaving schedule of `ab` and the merging of each side's rounds.
+#include "results/gate/ab_plan.h"
+
 #include <gtest/gtest.h>
 
 #include "harness/errors.h"
 #include "result_fixture.h"
-#include "results/gate/ab_plan.h"
 #include "results/gate/result_merge.h"
 
 namespace pb::test {
@@ -35,7 +36,7 @@ TEST(AbPlan, EachSweepGetsItsBinaryOverridesAndFile) {
   const auto order = gate::interleaved_invocations(p);
   EXPECT_EQ(gate::command_line(order[2].argv),
             "/builds/b/phasebench sweep scenarios/tiny.json --set prompt_tokens=8 --set submit=per-prompt "
-            "--repetitions 4 --out /tmp/ab/b-round2.json");
+            "--repetitions 4 --no-bandwidth --out /tmp/ab/b-round2.json");
   EXPECT_EQ(order[0].out, std::filesystem::path("/tmp/ab/a-round1.json"));
   EXPECT_EQ(gate::override_axes(p), (std::set<std::string>{"submit"}));
   EXPECT_EQ(gate::merged_path(p, p.b), std::filesystem::path("/tmp/ab/b.json"));
@@ -77,7 +78,8 @@ TEST(ResultMerge, SamplesConcatenateAndTheSummaryIsRecomputed) {
   RunSpec other;
   other.config_overrides = {{"submit", "per-prompt"}};
   other.tok_s = {50, 51, 52};
-  const auto merged = gate::merge_rounds(rounds_of({make_result({make_run(r1), make_run(other)}), make_result({make_run(r2)})}));
+  const auto merged =
+      gate::merge_rounds(rounds_of({make_result({make_run(r1), make_run(other)}), make_result({make_run(r2)})}));
   const auto& runs = merged.runs();
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0]["samples"].size(), 7u);
@@ -88,7 +90,7 @@ TEST(ResultMerge, SamplesConcatenateAndTheSummaryIsRecomputed) {
   EXPECT_DOUBLE_EQ(s["median"].get<double>(), 110);
   EXPECT_DOUBLE_EQ(s["min"].get<double>(), 100);
   EXPECT_DOUBLE_EQ(s["max"].get<double>(), 113);
-  EXPECT_TRUE(s["ci_low"].is_number());  // 7 samples reach a 95% interval of the median
+  EXPECT_TRUE(s["ci_low"].is_number());      // 7 samples reach a 95% interval of the median
   EXPECT_EQ(runs[1]["samples"].size(), 3u);  // only in round 1: kept as it is
   EXPECT_EQ(merged.document()["merged_from"].size(), 2u);
 }

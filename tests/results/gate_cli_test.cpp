@@ -20,7 +20,8 @@ const Files& files() {
   static const Files f = [] {
     Files f;
     f.dir = fresh_dir("gate-cli");
-    const auto one = [&](double median, int phase, const std::string& status = "ok", std::vector<uint32_t> tokens = {7}) {
+    const auto one = [&](double median, int phase, const std::string& status = "ok",
+                         std::vector<uint32_t> tokens = {7}) {
       RunSpec s;
       s.tok_s = spread_values(median, 0.005, 11, phase);
       s.status = status;
@@ -102,14 +103,17 @@ TEST(CycleCli, RecordThenListCyclesAndHistory) {
   const Files& f = files();
   const auto db = fresh_dir("cycle-cli") / "history.sqlite";
   const std::string on = " --db " + db.string();
-  auto r = run_binary("cycle record --base " + f.base.string() + " --cand " + f.win.string() +
-                      " --change 'fused QKV'" + on);
+  auto r =
+      run_binary("cycle record --base " + f.base.string() + " --cand " + f.win.string() + " --change 'fused QKV'" + on);
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("cycle 1 recorded"), std::string::npos) << r.out;
-  r = run_binary("cycle record --base " + f.win.string() + " --cand " + f.regression.string() + " --change 'bigger tiles'" + on);
+  r = run_binary("cycle record --base " + f.win.string() + " --cand " + f.regression.string() +
+                 " --change 'bigger tiles'" + on);
   EXPECT_EQ(r.status, 1) << r.out;  // recorded, and the regression is reported as a failed check
   EXPECT_EQ(run_binary("cycle record --base " + f.base.string() + " --cand " + f.win.string() +
-                       " --change x --revert --keep" + on).status, 2);
+                       " --change x --revert --keep" + on)
+                .status,
+            2);
 
   r = run_binary("cycles --format json" + on, false);
   ASSERT_EQ(r.status, 0);
@@ -137,8 +141,8 @@ TEST(CycleCli, ConcurrentProcessesAllRecord) {
   for (int i = 0; i < 6; ++i) {
     script += std::string(PHASEBENCH_BINARY) + " cycle record --base " + f.base.string() + " --cand " + f.win.string() +
               " --change 'process " + std::to_string(i) + "' --db " + db.string() + " >/dev/null 2>" +
-              (dir / ("err" + std::to_string(i))).string() + "; echo $? > " + (dir / ("rc" + std::to_string(i))).string() +
-              " &\n";
+              (dir / ("err" + std::to_string(i))).string() + "; echo $? > " +
+              (dir / ("rc" + std::to_string(i))).string() + " &\n";
   }
   script += "wait\n";
   ASSERT_EQ(std::system(script.c_str()), 0);
@@ -153,9 +157,9 @@ TEST(CycleCli, CorruptedDatabaseExitsTwoAndStaysByteIdentical) {
   const auto db = fresh_dir("cycle-cli-corrupt") / "history.sqlite";
   const std::string junk = "this is not a database, just some bytes\n" + std::string(5000, '\x7f');
   std::ofstream(db, std::ios::binary) << junk;
-  for (const std::string& cmd : std::vector<std::string>{"cycles", "history",
-                                "cycle record --base " + files().base.string() + " --cand " + files().win.string() +
-                                    " --change x"}) {
+  for (const std::string& cmd : std::vector<std::string>{
+           "cycles", "history",
+           "cycle record --base " + files().base.string() + " --cand " + files().win.string() + " --change x"}) {
     const auto r = run_binary(cmd + " --db " + db.string());
     EXPECT_EQ(r.status, 2) << cmd << ": " << r.out;
     EXPECT_NE(r.out.find("not a SQLite database"), std::string::npos) << r.out;

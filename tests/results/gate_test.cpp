@@ -1,12 +1,13 @@
 // The gate on synthetic result files: every verdict, the matching of runs by config, and the
 // bad inputs it must refuse with a message that says what to do.
+#include "results/gate/gate.h"
+
 #include <gtest/gtest.h>
 
 #include <sstream>
 
 #include "harness/errors.h"
 #include "result_fixture.h"
-#include "results/gate/gate.h"
 #include "results/gate/gate_json.h"
 #include "results/gate/gate_markdown.h"
 

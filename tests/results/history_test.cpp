@@ -124,7 +124,8 @@ TEST(History, TheDatabaseIsInWalMode) {
 
 TEST(History, SeveralRunsSummarizeAsTheWorstVerdictAndGeometricMeans) {
   gate::GateReport report;
-  const auto run = [](const std::string& key, const std::string& verdict, double base, double cand, double lo, double hi) {
+  const auto run = [](const std::string& key, const std::string& verdict, double base, double cand, double lo,
+                      double hi) {
     gate::RunGate g;
     g.key = key;
     g.config = {{"submit", key}};
@@ -153,8 +154,9 @@ TEST(History, SeveralRunsSummarizeAsTheWorstVerdictAndGeometricMeans) {
 
 void create_v0(const fs::path& path) {
   SqliteDb db(path, true);
-  db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-          "INSERT INTO meta VALUES ('application', 'phasebench'), ('schema_version', '0');");
+  db.exec(
+      "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+      "INSERT INTO meta VALUES ('application', 'phasebench'), ('schema_version', '0');");
 }
 
 // Version 1 as it shipped: result_files and cycles, no best-so-far, no per-run rows.
@@ -172,9 +174,10 @@ void create_v1(const fs::path& path) {
     INSERT INTO result_files VALUES (1, '/r/a.json', '2024-05-01T00:00:00Z', NULL, 'RX 9070', 'aaa'),
                                     (2, '/r/b.json', '2024-05-01T00:00:00Z', NULL, 'RX 9070', 'bbb'),
                                     (3, '/r/c.json', '2024-05-02T00:00:00Z', NULL, 'RX 9070', 'ccc');
-    INSERT INTO cycles VALUES (1, '2024-05-01T00:00:00Z', 'first', 'decode.tok_s', 1, 2, 50, 55, 0.1, 0.08, 0.12, 'win', 1),
-                              (2, '2024-05-02T00:00:00Z', 'second', 'decode.tok_s', 2, 3, 55, 54, -0.018, -0.03, 0.0, 'inconclusive', 0),
-                              (3, '2024-05-03T00:00:00Z', 'timing', 'prefill.wall_ms', 2, 3, 20, 18, 0.11, 0.05, 0.2, 'win', 1);
+    INSERT INTO cycles VALUES
+      (1, '2024-05-01T00:00:00Z', 'first', 'decode.tok_s', 1, 2, 50, 55, 0.1, 0.08, 0.12, 'win', 1),
+      (2, '2024-05-02T00:00:00Z', 'second', 'decode.tok_s', 2, 3, 55, 54, -0.018, -0.03, 0.0, 'inconclusive', 0),
+      (3, '2024-05-03T00:00:00Z', 'timing', 'prefill.wall_ms', 2, 3, 20, 18, 0.11, 0.05, 0.2, 'win', 1);
   )sql");
 }
 
@@ -202,8 +205,8 @@ TEST(HistoryMigration, FromVersion1KeepsEveryCycleAndFillsInTheBestSoFar) {
     EXPECT_EQ(rows[0].change, "first");
     EXPECT_DOUBLE_EQ(*rows[0].best_so_far, 55);
     EXPECT_EQ(*rows[1].best_cycle, 1);
-    EXPECT_DOUBLE_EQ(*rows[1].best_so_far, 55);   // cycle 2 was not kept
-    EXPECT_DOUBLE_EQ(*rows[2].best_so_far, 18);   // a time: lower is better, per metric
+    EXPECT_DOUBLE_EQ(*rows[1].best_so_far, 55);  // cycle 2 was not kept
+    EXPECT_DOUBLE_EQ(*rows[2].best_so_far, 18);  // a time: lower is better, per metric
     EXPECT_EQ(list_files(db).size(), 6u);
     const auto c4 = record(db, cycle_of(dir, 100, 110), "after migrating");
     EXPECT_EQ(c4.cycle, 4);
@@ -216,8 +219,9 @@ TEST(HistoryMigration, NewerVersionIsRefusedAndLeftAlone) {
   const auto path = fresh_dir("history-newer") / "h.sqlite";
   {
     SqliteDb db(path, true);
-    db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-            "INSERT INTO meta VALUES ('application', 'phasebench'), ('schema_version', '99');");
+    db.exec(
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "INSERT INTO meta VALUES ('application', 'phasebench'), ('schema_version', '99');");
   }
   const std::string before = read_text(path);
   const std::string message = refusal(path);
@@ -259,8 +263,9 @@ TEST(HistoryRefusal, ForeignSqliteDatabaseIsRefusedAndLeftAlone) {
   const auto path = fresh_dir("history-foreign") / "other.sqlite";
   {
     SqliteDb db(path, true);
-    db.exec("CREATE TABLE meta (key TEXT, value TEXT); INSERT INTO meta VALUES ('application', 'someone-else');"
-            "CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO photos (name) VALUES ('cat');");
+    db.exec(
+        "CREATE TABLE meta (key TEXT, value TEXT); INSERT INTO meta VALUES ('application', 'someone-else');"
+        "CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO photos (name) VALUES ('cat');");
   }
   const std::string before = read_text(path);
   const std::string message = refusal(path);

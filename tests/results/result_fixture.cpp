@@ -19,9 +19,14 @@ nlohmann::json counters() {
 }
 
 nlohmann::json stage(double wall_ms, int tokens) {
-  return {{"tokens", tokens}, {"wall_ms", wall_ms},        {"record_ms", 0.1},
-          {"submit_ms", 0.1}, {"wait_ms", wall_ms * 0.5}, {"gpu_busy_ms", wall_ms * 0.8},
-          {"phases_ms", {{"attn_qkv", wall_ms * 0.3}}},   {"counters", counters()}};
+  return {{"tokens", tokens},
+          {"wall_ms", wall_ms},
+          {"record_ms", 0.1},
+          {"submit_ms", 0.1},
+          {"wait_ms", wall_ms * 0.5},
+          {"gpu_busy_ms", wall_ms * 0.8},
+          {"phases_ms", {{"attn_qkv", wall_ms * 0.3}}},
+          {"counters", counters()}};
 }
 
 }  // namespace
@@ -38,11 +43,21 @@ std::vector<double> spread_values(double median, double spread, int n, int phase
 }
 
 nlohmann::json make_run(const RunSpec& spec) {
-  nlohmann::json config = {{"model", "tiny-dense"},  {"weights", "q4_k"},          {"prompt_tokens", 12},
-                           {"decode_tokens", 0},     {"seed", 1},                  {"submit", "per-layer"},
-                           {"prefill", "decode-loop"}, {"num_cols", "spec"},       {"chunk_cols", 8},
-                           {"barriers", "global"},   {"double_buffer", false},     {"skip_dead_work", false},
-                           {"descriptors", "persistent"}, {"profile", "phase"},    {"subgroup", "default"}};
+  nlohmann::json config = {{"model", "tiny-dense"},
+                           {"weights", "q4_k"},
+                           {"prompt_tokens", 12},
+                           {"decode_tokens", 0},
+                           {"seed", 1},
+                           {"submit", "per-layer"},
+                           {"prefill", "decode-loop"},
+                           {"num_cols", "spec"},
+                           {"chunk_cols", 8},
+                           {"barriers", "global"},
+                           {"double_buffer", false},
+                           {"skip_dead_work", false},
+                           {"descriptors", "persistent"},
+                           {"profile", "phase"},
+                           {"subgroup", "default"}};
   config.update(spec.config_overrides);
   nlohmann::json samples = nlohmann::json::array();
   for (double tok_s : spec.tok_s) {
@@ -57,42 +72,66 @@ nlohmann::json make_run(const RunSpec& spec) {
                        {"prefill", stage(wall, 12)},
                        {"decode", stage(0.0, 0)}});
   }
-  nlohmann::json run = {
-      {"config", config},
-      {"status", spec.status},
-      {"error", spec.status == "failed" ? nlohmann::json("the device was lost") : nlohmann::json()},
-      {"unsafe", config["barriers"] == "none"},
-      {"model", {{"name", "tiny-dense"}, {"architecture", "dense"}, {"layers", 2}, {"weight_bytes", 1000},
-                 {"weight_bytes_per_token", 1000}}},
-      {"repetitions", {{"warmup", 1}, {"measured", spec.tok_s.size()}, {"stop_reason", "max-reached"},
-                       {"headline", "prefill.tok_s"}, {"elapsed_s", 1.0}}},
-      {"pipelines", {{"created", 3}, {"create_ms", 1.0}}},
-      {"samples", samples},
-      {"derived", {{"copy_bandwidth_gbps", nullptr}}},
-      {"timeline", nlohmann::json::object()}};
+  nlohmann::json run = {{"config", config},
+                        {"status", spec.status},
+                        {"error", spec.status == "failed" ? nlohmann::json("the device was lost") : nlohmann::json()},
+                        {"unsafe", config["barriers"] == "none"},
+                        {"model",
+                         {{"name", "tiny-dense"},
+                          {"architecture", "dense"},
+                          {"layers", 2},
+                          {"weight_bytes", 1000},
+                          {"weight_bytes_per_token", 1000}}},
+                        {"repetitions",
+                         {{"warmup", 1},
+                          {"measured", spec.tok_s.size()},
+                          {"stop_reason", "max-reached"},
+                          {"headline", "prefill.tok_s"},
+                          {"elapsed_s", 1.0}}},
+                        {"pipelines", {{"created", 3}, {"create_ms", 1.0}}},
+                        {"samples", samples},
+                        {"derived", {{"copy_bandwidth_gbps", nullptr}}},
+                        {"timeline", nlohmann::json::object()}};
   run["summary"] = gate::summarize_run(run, "fixture");
   if (spec.status == "incorrect") run["incorrect_reason"] = "generated token 0 differs from the group's";
-  run["fingerprint"] = spec.with_fingerprint
-                           ? nlohmann::json{{"tokens", spec.tokens},
-                                            {"margins", std::vector<double>(spec.tokens.size(), 1.0)},
-                                            {"logits_sum", 1.0},
-                                            {"logits_l2", spec.logits_l2}}
-                           : nlohmann::json();
+  run["fingerprint"] = spec.with_fingerprint ? nlohmann::json{{"tokens", spec.tokens},
+                                                              {"margins", std::vector<double>(spec.tokens.size(), 1.0)},
+                                                              {"logits_sum", 1.0},
+                                                              {"logits_l2", spec.logits_l2}}
+                                             : nlohmann::json();
   return run;
 }
 
-nlohmann::json make_result(const std::vector<nlohmann::json>& runs, const std::string& device, const std::string& commit) {
-  return {{"schema", "phasebench.result/1"},
-          {"created", "2025-01-01T00:00:00Z"},
-          {"tool", {{"name", "phasebench"}, {"version", "0.1.0"}, {"git_commit", commit}, {"build_type", "Release"},
-                    {"compiler", "test"}, {"glslang", "test"}, {"coopmat_shaders", false}}},
-          {"device", {{"name", device}, {"type", "cpu"}, {"vendor", "Mesa"}, {"driver_name", "llvmpipe"},
-                      {"driver_info", "Mesa 25"}, {"api_version", "1.4"}, {"timestamp_period_ns", 1.0},
-                      {"timestamp_valid_bits", 64}, {"subgroup_size", 8}, {"min_subgroup_size", 8},
-                      {"max_subgroup_size", 8}, {"features", nlohmann::json::object()}, {"copy_bandwidth_gbps", nullptr}}},
-          {"host", {{"os", "Linux"}, {"kernel", "6"}, {"cpu", "test"}, {"cores", 2}, {"env", nlohmann::json::object()}}},
-          {"scenario", {{"name", "fixture"}, {"base", nlohmann::json::object()}, {"axes", nlohmann::json::object()}}},
-          {"runs", runs}};
+nlohmann::json make_result(const std::vector<nlohmann::json>& runs, const std::string& device,
+                           const std::string& commit) {
+  return {
+      {"schema", "phasebench.result/1"},
+      {"created", "2025-01-01T00:00:00Z"},
+      {"tool",
+       {{"name", "phasebench"},
+        {"version", "0.1.0"},
+        {"git_commit", commit},
+        {"build_type", "Release"},
+        {"compiler", "test"},
+        {"glslang", "test"},
+        {"coopmat_shaders", false}}},
+      {"device",
+       {{"name", device},
+        {"type", "cpu"},
+        {"vendor", "Mesa"},
+        {"driver_name", "llvmpipe"},
+        {"driver_info", "Mesa 25"},
+        {"api_version", "1.4"},
+        {"timestamp_period_ns", 1.0},
+        {"timestamp_valid_bits", 64},
+        {"subgroup_size", 8},
+        {"min_subgroup_size", 8},
+        {"max_subgroup_size", 8},
+        {"features", nlohmann::json::object()},
+        {"copy_bandwidth_gbps", nullptr}}},
+      {"host", {{"os", "Linux"}, {"kernel", "6"}, {"cpu", "test"}, {"cores", 2}, {"env", nlohmann::json::object()}}},
+      {"scenario", {{"name", "fixture"}, {"base", nlohmann::json::object()}, {"axes", nlohmann::json::object()}}},
+      {"runs", runs}};
 }
 
 std::filesystem::path write_json(const std::filesystem::path& dir, const std::string& name, const nlohmann::json& doc) {

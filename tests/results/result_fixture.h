@@ -15,9 +15,9 @@ std::vector<double> spread_values(double median, double spread, int n, int phase
 
 struct RunSpec {
   nlohmann::json config_overrides = nlohmann::json::object();  // merged into a default config
-  std::vector<double> tok_s;            // prefill.tok_s per sample
-  std::string status = "ok";            // ok, incorrect, failed
-  std::vector<uint32_t> tokens = {7};   // the fingerprint's tokens
+  std::vector<double> tok_s;                                   // prefill.tok_s per sample
+  std::string status = "ok";                                   // ok, incorrect, failed
+  std::vector<uint32_t> tokens = {7};                          // the fingerprint's tokens
   double logits_l2 = 10.0;
   bool with_fingerprint = true;
 };
