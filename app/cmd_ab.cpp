@@ -65,7 +65,7 @@ int ab_command(AbCommand& o) {
   plan.out_dir = o.out.empty() ? fs::path("results") / ("ab-" + plan.scenario.stem().string()) : fs::path(o.out);
   gate::validate(plan);
   gate::GateOptions options = o.flags.options();  // bad gate flags fail before minutes of sweeps
-  options.ignored_keys = gate::override_axes(plan);
+  options.ignored_keys.merge(gate::override_axes(plan));
   if (!fs::is_regular_file(plan.scenario)) throw UsageError(plan.scenario.string() + ": no such scenario file");
   fs::create_directories(plan.out_dir);
 
@@ -100,9 +100,12 @@ void add_ab_command(CLI::App& app, Action& action) {
   cmd->add_option("scenario", o->plan.scenario, "Scenario file (JSON)")->required();
   cmd->add_option("--a", o->plan.a.binary, "Build A (the base): a phasebench binary (default: this one)");
   cmd->add_option("--b", o->plan.b.binary, "Build B (the candidate): a phasebench binary (default: this one)");
-  cmd->add_option("--a-set", o->plan.a.sets, "Override for side A only: axis=value (repeatable)");
-  cmd->add_option("--b-set", o->plan.b.sets, "Override for side B only: axis=value (repeatable)");
-  cmd->add_option("--set", o->plan.common_sets, "Override for both sides: axis=value (repeatable)");
+  cmd->add_option("--a-set", o->plan.a.sets, "Override for side A only: axis=value (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--b-set", o->plan.b.sets, "Override for side B only: axis=value (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--set", o->plan.common_sets, "Override for both sides: axis=value (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--rounds", o->plan.rounds, "Rounds; each runs both sides once, alternating which goes first")
       ->required();
   cmd->add_option("--repetitions", o->plan.repetitions, "Measured repetitions per run per round");

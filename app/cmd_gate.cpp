@@ -33,6 +33,11 @@ void add_gate_flags(CLI::App& command, gate::GateFlags& flags) {
   command.add_option("--threshold", flags.threshold, "Smallest change that matters: 1% or 0.01")->capture_default_str();
   command.add_option("--alpha", flags.alpha, "Significance level of the Mann-Whitney test")->capture_default_str();
   command.add_option("--seed", flags.seed, "Bootstrap seed (same files and seed, same report)")->capture_default_str();
+  command
+      .add_option("--ignore-axis", flags.ignored_axes,
+                  "Leave this config key out when pairing runs, e.g. submit for the two files of "
+                  "`ab --a-set submit=... --b-set submit=...` (repeatable)")
+      ->allow_extra_args(false);  // one value per flag, so a positional after it is not swallowed
 }
 
 void print_gate_report(const gate::GateReport& report, bool json, bool brief) {

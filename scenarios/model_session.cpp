@@ -39,24 +39,31 @@ ActivationSizes ModelSession::sizes_for(const ModelConfig& model, const std::vec
     s.max_cols = std::max(s.max_cols, std::min(c.forward.max_cols(), c.prompt_tokens));
     s.max_ctx = std::max(s.max_ctx, c.prompt_tokens + c.decode_tokens + 1);
   }
+  // Scratch for split decode attention, sized for the widest head and the smallest split.
+  uint32_t widest_head = model.head_dim;
+  for (uint32_t l = 0; l < model.n_layers; ++l) {
+    if (model.layer_kind(l) != LayerKind::DeltaNet) widest_head = std::max(widest_head, model.attention(l).head_dim);
+  }
   s.attention_scratch_bytes =
-      attention_decode_scratch_bytes(model.n_heads, model.head_dim, s.max_ctx, 256);
+      attention_decode_scratch_bytes(model.n_heads, widest_head, s.max_ctx, AttentionDecodeTuning{}.split);
   return s;
 }
 
 ModelSession::ModelSession(Device& device, PipelineSet& pipelines, Transfer& transfer,
                            const RunConfig& run, const ActivationSizes& sizes)
     : config_(model_config_for(run)), transfer_(transfer) {
+  ActivationSizes aligned = sizes;
+  aligned.routing_alignment = std::max<uint64_t>(device.info().min_storage_buffer_offset_alignment, 16);
   auto plan = plan_tensors(config_, run.weights);
   const uint64_t weight_bytes = plan_bytes(plan);
-  const uint64_t activation_bytes = Activations::bytes_needed(config_, sizes);
+  const uint64_t activation_bytes = Activations::bytes_needed(config_, aligned);
   require_device_memory(device, "model '" + config_.name + "' with " + run.weights.name() + " weights",
                         weight_bytes + activation_bytes,
                         "weights " + std::to_string(weight_bytes) + " bytes, KV cache and activations " +
                             std::to_string(activation_bytes) + " bytes");
   weights_ = std::make_unique<ModelWeights>(
       ModelWeights::synthetic(device, pipelines, transfer, config_, std::move(plan), run.seed));
-  activations_ = std::make_unique<Activations>(device, config_, sizes);
+  activations_ = std::make_unique<Activations>(device, config_, aligned);
   // Defined contents: nothing ever reads an unwritten byte, and the fingerprint outputs start
   // known.
   transfer.fill(activations_->tokens, 0, activations_->tokens.size(), 0);
@@ -71,7 +78,10 @@ ModelFacts ModelSession::facts() const {
   f.weight_bytes = weights_->bytes();
   for (const auto& t : weights_->tensors()) {
     const bool table = t.spec.role == TensorRole::TokenEmbd;
-    f.weight_bytes_per_token += table ? t.spec.bytes() / t.spec.rows : t.spec.bytes();
+    // A decode token reads one embedding row, and only its top_k of the routed experts.
+    uint64_t bytes = table ? t.spec.bytes() / t.spec.rows : t.spec.bytes();
+    if (t.spec.experts > 1) bytes = bytes / t.spec.experts * config_.moe.top_k;
+    f.weight_bytes_per_token += bytes;
     if (table && config_.tied_embeddings) f.weight_bytes_per_token += t.spec.bytes();
   }
   return f;

@@ -2,42 +2,119 @@
 
 #include <algorithm>
 
+#include "engine/ops/moe_routing_ops.h"
+
 namespace pb {
 namespace {
 
+// Widths of every activation kind; 0 = not used by this architecture.
+struct Widths {
+  uint32_t hidden, q, kv, ffn, vocab, experts, expert_ffn, channels, value, value_heads;
+};
+
+Widths widths_of(const ModelConfig& c) {
+  const bool ssm = c.full_attention_interval > 0;
+  return {c.hidden,
+          c.max_q_dim(),
+          c.max_kv_dim(),
+          std::max(c.ffn_hidden, c.moe.shared_expert_ffn),
+          c.vocab,
+          c.moe.n_experts,
+          c.moe.expert_ffn,
+          ssm ? c.ssm.channels() : 0,
+          ssm ? c.ssm.value_dim() : 0,
+          ssm ? c.ssm.value_heads : 0};
+}
+
 uint64_t columns_bytes(uint32_t width, uint32_t cols) { return uint64_t(column_stride(width)) * cols * 4; }
+
+Columns2D columns(Device& device, uint32_t width, uint32_t cols, const char* name) {
+  if (width == 0) return {};
+  return {Buffer(device, columns_bytes(width, cols), MemoryUse::Device, name), width, column_stride(width)};
+}
 
 }  // namespace
 
 uint64_t Activations::bytes_needed(const ModelConfig& c, const ActivationSizes& s) {
-  const uint64_t per_col = columns_bytes(c.hidden, 1) * 2 + columns_bytes(c.q_dim(), 1) * 2 +
-                           columns_bytes(c.kv_dim(), 1) * 2 + columns_bytes(c.ffn_hidden, 1) * 3 +
-                           columns_bytes(c.vocab, 1);
-  const uint64_t cache = uint64_t(c.n_layers) * 2 * c.n_kv_heads * s.max_ctx * c.head_dim * 2;
-  return per_col * s.max_cols + cache + s.attention_scratch_bytes + uint64_t(s.max_ctx + 1) * 24;
+  const Widths w = widths_of(c);
+  const uint64_t cols = s.max_cols;
+  uint64_t total = columns_bytes(w.hidden, cols) * 4 + columns_bytes(w.q, cols) * 3 +
+                   columns_bytes(w.kv, cols) * 2 + columns_bytes(w.ffn, cols) * 3 +
+                   columns_bytes(w.vocab, cols) + s.attention_scratch_bytes + uint64_t(s.max_ctx + 1) * 24;
+  for (uint32_t l = 0; l < c.n_layers; ++l) {
+    if (c.layer_kind(l) == LayerKind::DeltaNet) {
+      total += (c.ssm.conv_state_floats() + c.ssm.delta_state_floats()) * 4;
+    } else {
+      total += uint64_t(2) * c.kv_dim(l) * s.max_ctx * 2;
+    }
+  }
+  if (c.has_moe()) {
+    const uint64_t assignments = cols * c.moe.top_k;
+    total += columns_bytes(w.experts, cols) + moe_routing_bytes(c.moe, s.max_cols, s.routing_alignment) +
+             columns_bytes(w.expert_ffn, 1) * assignments * 3 + columns_bytes(w.hidden, 1) * assignments +
+             columns_bytes(1, cols);
+  }
+  if (w.channels) {
+    total += columns_bytes(w.channels, cols) * 2 + columns_bytes(w.value, cols) * 3 +
+             columns_bytes(w.value_heads, cols) * 2;
+  }
+  return total;
 }
 
-Activations::Activations(Device& device, const ModelConfig& c, const ActivationSizes& s)
-    : x(device, columns_bytes(c.hidden, s.max_cols), MemoryUse::Device, "x"),
-      xn(device, columns_bytes(c.hidden, s.max_cols), MemoryUse::Device, "xn"),
-      q(device, columns_bytes(c.q_dim(), s.max_cols), MemoryUse::Device, "q"),
-      k(device, columns_bytes(c.kv_dim(), s.max_cols), MemoryUse::Device, "k"),
-      v(device, columns_bytes(c.kv_dim(), s.max_cols), MemoryUse::Device, "v"),
-      attn(device, columns_bytes(c.q_dim(), s.max_cols), MemoryUse::Device, "attn"),
-      gate(device, columns_bytes(c.ffn_hidden, s.max_cols), MemoryUse::Device, "gate"),
-      up(device, columns_bytes(c.ffn_hidden, s.max_cols), MemoryUse::Device, "up"),
-      act(device, columns_bytes(c.ffn_hidden, s.max_cols), MemoryUse::Device, "act"),
-      logits(device, columns_bytes(c.vocab, s.max_cols), MemoryUse::Device, "logits"),
-      tokens(device, uint64_t(s.max_ctx + 1) * 4, MemoryUse::Device, "tokens"),
-      predicted(device, uint64_t(s.max_ctx + 1) * 4, MemoryUse::Device, "predicted"),
-      top2(device, uint64_t(s.max_ctx + 1) * 16, MemoryUse::Device, "top2"),
-      scratch(device, std::max<uint64_t>(s.attention_scratch_bytes, 256), MemoryUse::Device,
-              "attention scratch"),
-      sizes_(s) {
-  const uint64_t cache_bytes = uint64_t(c.n_kv_heads) * s.max_ctx * c.head_dim * 2;
+Activations::Activations(Device& device, const ModelConfig& c, const ActivationSizes& s) : sizes_(s) {
+  const Widths w = widths_of(c);
+  const uint32_t cols = s.max_cols;
+  x = columns(device, w.hidden, cols, "x");
+  xn = columns(device, w.hidden, cols, "xn");
+  tmp = columns(device, w.hidden, cols, "tmp");
+  tmp2 = columns(device, w.hidden, cols, "tmp2");
+  q = columns(device, w.q, cols, "q");
+  qgate = columns(device, c.attention_output_gate ? w.q : 0, cols, "attention gate");
+  attn = columns(device, w.q, cols, "attn");
+  k = columns(device, w.kv, cols, "k");
+  v = columns(device, w.kv, cols, "v");
+  gate = columns(device, w.ffn, cols, "gate");
+  up = columns(device, w.ffn, cols, "up");
+  act = columns(device, w.ffn, cols, "act");
+  logits = columns(device, w.vocab, cols, "logits");
+  tokens = Buffer(device, uint64_t(s.max_ctx + 1) * 4, MemoryUse::Device, "tokens");
+  predicted = Buffer(device, uint64_t(s.max_ctx + 1) * 4, MemoryUse::Device, "predicted");
+  top2 = Buffer(device, uint64_t(s.max_ctx + 1) * 16, MemoryUse::Device, "top2");
+  scratch = Buffer(device, std::max<uint64_t>(s.attention_scratch_bytes, 256), MemoryUse::Device,
+                   "attention scratch");
+  k_cache.resize(c.n_layers);
+  v_cache.resize(c.n_layers);
+  conv_state.resize(c.n_layers);
+  delta_state.resize(c.n_layers);
   for (uint32_t l = 0; l < c.n_layers; ++l) {
-    k_cache.emplace_back(device, cache_bytes, MemoryUse::Device, "k cache " + std::to_string(l));
-    v_cache.emplace_back(device, cache_bytes, MemoryUse::Device, "v cache " + std::to_string(l));
+    const std::string n = std::to_string(l);
+    if (c.layer_kind(l) == LayerKind::DeltaNet) {
+      conv_state[l] = Buffer(device, c.ssm.conv_state_floats() * 4, MemoryUse::Device, "conv state " + n);
+      delta_state[l] = Buffer(device, c.ssm.delta_state_floats() * 4, MemoryUse::Device, "delta state " + n);
+    } else {
+      const uint64_t bytes = uint64_t(c.kv_dim(l)) * s.max_ctx * 2;
+      k_cache[l] = Buffer(device, bytes, MemoryUse::Device, "k cache " + n);
+      v_cache[l] = Buffer(device, bytes, MemoryUse::Device, "v cache " + n);
+    }
+  }
+  if (c.has_moe()) {
+    const uint32_t assignments = cols * c.moe.top_k;
+    router = columns(device, w.experts, cols, "router logits");
+    routing = Buffer(device, moe_routing_bytes(c.moe, cols, s.routing_alignment), MemoryUse::Device, "routing");
+    e_gate = columns(device, w.expert_ffn, assignments, "expert gate");
+    e_up = columns(device, w.expert_ffn, assignments, "expert up");
+    e_act = columns(device, w.expert_ffn, assignments, "expert act");
+    e_out = columns(device, w.hidden, assignments, "expert out");
+    if (c.moe.has_shared_expert()) shared_gate = columns(device, 1, cols, "shared expert gate");
+  }
+  if (w.channels) {
+    conv_in = columns(device, w.channels, cols, "conv in");
+    conv_out = columns(device, w.channels, cols, "conv out");
+    ssm_z = columns(device, w.value, cols, "ssm z");
+    ssm_o = columns(device, w.value, cols, "ssm o");
+    ssm_g = columns(device, w.value, cols, "ssm gated");
+    ssm_b = columns(device, w.value_heads, cols, "ssm beta");
+    ssm_a = columns(device, w.value_heads, cols, "ssm alpha");
   }
 }
 

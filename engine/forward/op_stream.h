@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "engine/forward/activations.h"
+#include "engine/forward/forward_context.h"
 #include "engine/forward/forward_options.h"
 #include "engine/model/model_weights.h"
-#include "engine/ops/binding_limits.h"
 #include "harness/device_info.h"
 #include "harness/op.h"
 
@@ -34,36 +34,14 @@ class OpStream {
   uint32_t final_logits_column(uint32_t prompt_tokens, uint32_t decode_tokens) const;
 
  private:
-  struct Columns {
-    uint32_t first = 0;
-    uint32_t count = 0;
-  };
-  struct Chunk {
-    uint32_t pos0 = 0;       // position of column 0
-    uint32_t ncols = 1;      // tokens in the chunk
-    bool terminal = false;   // holds the last prompt token (or is a decode step)
-    bool prefill = true;
-  };
-  class Emitter;
-
   // Tokens per prefill chunk: chunk_cols, or the whole prompt when it is shorter.
   uint32_t chunk_width(uint32_t prompt_tokens) const;
-
   void emit_chunk(Emitter& e, const Chunk& chunk) const;
-  void emit_layer(Emitter& e, uint32_t layer, const Chunk& chunk, Columns rest) const;
   void emit_tail(Emitter& e, const Chunk& chunk, Columns cols) const;
   void emit_sample(Emitter& e, const Chunk& chunk, Columns cols, bool into_tokens) const;
-  void project(Emitter& e, const char* label, const DeviceTensor& w, const Buffer& x,
-               const Buffer& y, Columns cols, bool accumulate, const Chunk& chunk) const;
 
-  // Columns [first, first + count) of a [max_cols][column_stride(width)] buffer.
-  static TensorView columns(const Buffer& b, uint32_t width, Columns cols);
-
-  const ModelWeights& weights_;
-  const Activations& act_;
-  const DeviceInfo& device_;
   ForwardOptions options_;
-  BindingLimits limits_;
+  ForwardContext f_;
 };
 
 }  // namespace pb

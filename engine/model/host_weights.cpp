@@ -12,14 +12,14 @@ HostWeights HostWeights::synthetic(const std::vector<TensorSpec>& plan, uint32_t
   HostWeights w;
   for (const TensorSpec& spec : plan) {
     HostTensor t{spec, std::vector<uint8_t>(spec.bytes()), {}};
-    if (spec.is_norm) {
-      t.values = synthetic_f32_values(seed, spec.id, spec.cols, 1.0f, 0.1f);
+    if (spec.host_values) {
+      t.values = synthetic_f32_values(seed, spec.id, spec.total_rows() * spec.cols, spec.center, spec.spread);
       std::memcpy(t.bytes.data(), t.values.data(), t.bytes.size());
     } else {
-      generate_synthetic(spec.format, seed, spec.id, spec.rows, spec.cols, spec.target_std, t.bytes);
-      t.values.resize(spec.rows * spec.cols);
+      generate_synthetic(spec.format, seed, spec.id, spec.total_rows(), spec.cols, spec.target_std, t.bytes);
+      t.values.resize(spec.total_rows() * spec.cols);
       const uint64_t rb = row_bytes(spec.format, spec.cols);
-      for (uint64_t r = 0; r < spec.rows; ++r) {
+      for (uint64_t r = 0; r < spec.total_rows(); ++r) {
         dequantize_row(spec.format, std::span(t.bytes).subspan(r * rb, rb),
                        std::span(t.values).subspan(r * spec.cols, spec.cols));
       }

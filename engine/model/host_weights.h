@@ -14,7 +14,7 @@ namespace pb {
 struct HostTensor {
   TensorSpec spec;
   std::vector<uint8_t> bytes;   // in spec.format, exactly what the device holds
-  std::vector<float> values;    // dequantized, rows × cols row-major
+  std::vector<float> values;    // dequantized, [experts][rows][cols] row-major
 };
 
 class HostWeights {

@@ -77,8 +77,9 @@ ModelWeights ModelWeights::synthetic(Device& device, PipelineSet& pipelines, Tra
                                      uint32_t seed) {
   ModelWeights w = allocate(device, config, std::move(plan));
   for (const DeviceTensor& t : w.tensors_) {
-    if (t.spec.is_norm) {
-      const auto values = synthetic_f32_values(seed, t.spec.id, t.spec.cols, 1.0f, 0.1f);
+    if (t.spec.host_values) {
+      const auto values = synthetic_f32_values(seed, t.spec.id, t.spec.total_rows() * t.spec.cols,
+                                               t.spec.center, t.spec.spread);
       transfer.upload_from<float>(t.buffer, 0, values);
     } else {
       generate_matrix(device, pipelines, t, seed);

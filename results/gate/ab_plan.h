@@ -30,7 +30,7 @@ struct AbPlan {
   // Whether each sweep measures the device's copy bandwidth (the roofline). Off by default: the
   // probe costs about a second per sweep, twice per round, and plays no part in the verdict.
   bool bandwidth = false;
-  std::filesystem::path out_dir;         // where the round files and the merged files go
+  std::filesystem::path out_dir;  // where the round files and the merged files go
 };
 
 struct SweepInvocation {

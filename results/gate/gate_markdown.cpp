@@ -42,18 +42,23 @@ std::string metric_verdict(const MetricGate& m) {
   return v;
 }
 
-// What separates the two sides when `ab` gave them different values of some axes.
+// Which axes were left out of the matching, and how the sides differ in them (as seen in the
+// first run; `ab --a-set/--b-set` gives every run the same overrides).
 std::string ignored_line(const GateReport& r) {
   if (r.ignored_keys.empty() || r.runs.empty()) return "";
-  std::string text;
+  std::string keys, differences;
+  const auto& run = r.runs.front();
   for (const auto& key : r.ignored_keys) {
-    const auto& run = r.runs.front();
     const auto value = [&](const nlohmann::json& c) {
       return c.contains(key) ? (c[key].is_string() ? c[key].get<std::string>() : c[key].dump()) : "(none)";
     };
-    text += (text.empty() ? "" : ", ") + key + ": " + value(run.base_config) + " → " + value(run.cand_config);
+    keys += (keys.empty() ? "" : ", ") + key;
+    if (value(run.base_config) != value(run.cand_config)) {
+      differences +=
+          (differences.empty() ? "" : ", ") + key + ": " + value(run.base_config) + " → " + value(run.cand_config);
+    }
   }
-  return "- the sides differ in " + text + " (left out when matching runs)\n";
+  return "- runs matched without " + keys + (differences.empty() ? "" : "; the sides differ in " + differences) + "\n";
 }
 
 void write_run_table(std::ostream& out, const GateReport& r, const std::set<std::string>& keys) {

@@ -42,6 +42,7 @@ GateOptions GateFlags::options() const {
   check_alpha(alpha);
   o.alpha = alpha;
   o.seed = seed;
+  o.ignored_keys.insert(ignored_axes.begin(), ignored_axes.end());
   return o;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace pb::gate {
 
@@ -13,17 +14,18 @@ struct GateOptions {
   double alpha = 0.05;      // Mann–Whitney significance level, in (0, 1)
   uint64_t seed = 0;        // bootstrap seed: the same files and seed give the same report
   int resamples = 10000;    // bootstrap replicates
-  // Config keys left out when matching runs: `ab --a-set/--b-set` gives the two sides different
-  // values of these axes on purpose, so they cannot take part in deciding which runs pair up.
+  // Config keys left out when matching runs (--ignore-axis): `ab --a-set/--b-set` gives the two
+  // sides different values of these axes on purpose, so they cannot decide which runs pair up.
   std::set<std::string> ignored_keys;
 };
 
 // The gate's flags as typed (`gate`, `ab` and `cycle record` share them).
 struct GateFlags {
-  std::string metric;            // --metric
-  std::string threshold = "1%";  // --threshold, "1%" or "0.01"
-  double alpha = 0.05;           // --alpha
-  uint64_t seed = 0;             // --seed
+  std::string metric;                     // --metric
+  std::string threshold = "1%";           // --threshold, "1%" or "0.01"
+  double alpha = 0.05;                    // --alpha
+  uint64_t seed = 0;                      // --seed
+  std::vector<std::string> ignored_axes;  // --ignore-axis: config keys left out of the matching
 
   // Throws UsageError for a threshold or alpha out of range.
   GateOptions options() const;

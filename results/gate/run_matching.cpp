@@ -7,6 +7,12 @@
 namespace pb::gate {
 namespace {
 
+std::string join(const std::set<std::string>& keys) {
+  std::string text;
+  for (const auto& k : keys) text += (text.empty() ? "" : ", ") + k;
+  return text;
+}
+
 std::string value_text(const nlohmann::json& value) {
   return value.is_string() ? value.get<std::string>() : value.dump();
 }
@@ -25,8 +31,7 @@ std::vector<nlohmann::json> configs_of(const nlohmann::json& runs, const std::se
     const std::string key = config_key(configs.back());
     if (const auto it = seen.find(key); it != seen.end()) {
       throw UsageError(label + ": runs " + std::to_string(it->second) + " and " + std::to_string(i) +
-                       " have the same config" +
-                       (ignored.empty() ? "" : " once the --a-set/--b-set axes are set aside") +
+                       " have the same config" + (ignored.empty() ? "" : " once " + join(ignored) + " are set aside") +
                        ", so they cannot be paired: " + key);
     }
     seen.emplace(key, i);
@@ -111,7 +116,7 @@ Matching match_runs(const nlohmann::json& base_runs, const nlohmann::json& cand_
     std::set<std::string> keys = varying_keys(every);
     if (keys.empty() && !every.empty()) keys = {"model"};  // only possible when one side is empty
     throw UsageError("no runs in common between " + base_label + " and " + cand_label +
-                     " (runs are matched by their config" + (ignored.empty() ? "" : ", less the --a-set/--b-set axes") +
+                     " (runs are matched by their config" + (ignored.empty() ? "" : ", less " + join(ignored)) +
                      ").\n  " + base_label + " has " + std::to_string(base.size()) +
                      " run(s):" + list_configs(base, keys) + "\n  " + cand_label + " has " +
                      std::to_string(cand.size()) + " run(s):" + list_configs(cand, keys));

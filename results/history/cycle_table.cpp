@@ -45,8 +45,8 @@ void write_cycles_markdown(std::ostream& out, const std::vector<CycleRow>& rows)
     const std::string delta = r.delta ? gate::delta_with_interval(*r.delta, r.ci_low, r.ci_high) : "-";
     const std::string best =
         value_text(r.best_so_far) + (r.best_cycle ? " (cycle " + std::to_string(*r.best_cycle) + ")" : " (base)");
-    out << "| " << r.cycle << " | " << cell(r.change) << " | " << r.metric << " | " << value_text(r.base_value)
-        << " → " << value_text(r.cand_value) << " | " << delta << " | " << r.verdict
+    out << "| " << r.cycle << " | " << cell(r.change) << " | " << r.metric << " | " << value_text(r.base_value) << " → "
+        << value_text(r.cand_value) << " | " << delta << " | " << r.verdict
         << (r.runs > 1 ? " (" + std::to_string(r.runs) + " runs)" : "") << " | " << (r.kept ? "yes" : "no") << " | "
         << best << " |\n";
   }

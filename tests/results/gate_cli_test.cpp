@@ -75,6 +75,20 @@ TEST(GateCli, BadInputExitsTwoWithAMessage) {
   EXPECT_EQ(run_binary(gate_args(f.base, f.win) + " --metric nope").status, 2);
 }
 
+TEST(GateCli, IgnoreAxisPairsTwoConfigsOfOneBuild) {
+  RunSpec s;
+  s.tok_s = spread_values(110, 0.005, 11, 3);
+  s.config_overrides = {{"submit", "per-prompt"}};
+  const auto other = write_json(files().dir, "per-prompt.json", make_result({make_run(s)}));
+  EXPECT_EQ(run_binary(gate_args(files().base, other)).status, 2);  // per-layer vs per-prompt: nothing in common
+  const auto r = run_binary(gate_args(files().base, other) + " --ignore-axis submit", false);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("runs matched without submit; the sides differ in submit: per-layer → per-prompt"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("**win**"), std::string::npos) << r.out;
+}
+
 TEST(GateCli, MarkdownByDefault) {
   const auto r = run_binary(gate_args(files().base, files().win), false);
   EXPECT_EQ(r.status, 0);

@@ -1,0 +1,106 @@
+// The attention block of a layer: norm, q/k/v (and Qwen3.5's output gate) projections, q/k
+// norms with RoPE, the KV write, attention (sliding-window where the layer has a window), the
+// output projection into the residual (through Gemma's post-norm where the model has one).
+#include <cmath>
+
+#include "engine/forward/forward_context.h"
+#include "engine/ops/attention_decode_op.h"
+#include "engine/ops/attention_prefill_op.h"
+#include "engine/ops/kv_write_op.h"
+#include "engine/ops/qk_norm_rope_op.h"
+#include "engine/ops/sigmoid_mul_op.h"
+
+namespace pb {
+namespace {
+
+void emit_rope(Emitter& e, const ForwardContext& f, uint32_t layer, const Chunk& chunk) {
+  const ModelConfig& c = f.config();
+  const auto l = static_cast<int32_t>(layer);
+  const LayerAttention a = c.attention(layer);
+  const Columns all = chunk.all();
+  QkNormRopeProblem rope;
+  rope.q = ForwardContext::columns(f.act.q, c.n_heads * a.head_dim, all);
+  rope.k = ForwardContext::columns(f.act.k, c.n_kv_heads * a.head_dim, all);
+  if (c.qk_norm) {
+    rope.q_norm = f.tensor(TensorRole::AttnQNorm, l).view();
+    rope.k_norm = f.tensor(TensorRole::AttnKNorm, l).view();
+  }
+  rope.n_q_heads = c.n_heads;
+  rope.n_k_heads = c.n_kv_heads;
+  rope.head_dim = a.head_dim;
+  rope.rope_dims = a.rope_dims;
+  rope.pos0 = chunk.pos0;
+  rope.ncols = chunk.ncols;
+  rope.q_stride = f.act.q.stride;
+  rope.k_stride = f.act.k.stride;
+  rope.theta = a.rope_theta;
+  rope.eps = c.rms_eps;
+  rope.style = c.rope_style;
+  rope.qk_norm = c.qk_norm;
+  rope.add_one = c.norm_add_one;
+  e(qk_norm_rope_op(rope), c.qk_norm ? "qk_norm_rope" : "rope");
+}
+
+}  // namespace
+
+void emit_attention_block(Emitter& e, const ForwardContext& f, uint32_t layer, const Chunk& chunk, Columns rest) {
+  const ModelConfig& c = f.config();
+  const auto l = static_cast<int32_t>(layer);
+  const LayerAttention a = c.attention(layer);
+  const uint32_t q_dim = c.n_heads * a.head_dim, kv_dim = c.n_kv_heads * a.head_dim;
+  const Columns all = chunk.all();
+  e.at(Phase::AttnNorm, l, static_cast<int32_t>(chunk.pos0));
+  e(f.rmsnorm(f.act.x, f.tensor(TensorRole::AttnNorm, l), f.act.xn, all), "attn_norm");
+
+  e.phase(Phase::AttnQkv);
+  f.project(e, "attn_q", f.tensor(TensorRole::AttnQ, l), f.act.xn, f.act.q, all, false, chunk);
+  f.project(e, "attn_k", f.tensor(TensorRole::AttnK, l), f.act.xn, f.act.k, all, false, chunk);
+  f.project(e, "attn_v", f.tensor(TensorRole::AttnV, l), f.act.xn, f.act.v, all, false, chunk);
+  if (c.attention_output_gate && rest.count > 0) {
+    f.project(e, "attn_gate", f.tensor(TensorRole::AttnOutputGate, l), f.act.xn, f.act.qgate, rest, false, chunk);
+  }
+  e.phase(Phase::AttnRope);
+  emit_rope(e, f, layer, chunk);
+
+  e.phase(Phase::AttnKvWrite);
+  const uint32_t max_ctx = f.act.sizes().max_ctx;
+  const KvCacheView cache{TensorView::whole(f.act.k_cache[layer]), TensorView::whole(f.act.v_cache[layer])};
+  e(kv_write_op(KvWriteProblem{ForwardContext::columns(f.act.k, kv_dim, all),
+                               ForwardContext::columns(f.act.v, kv_dim, all), cache.k, cache.v, c.n_kv_heads,
+                               a.head_dim, max_ctx, chunk.pos0, chunk.ncols, f.act.k.stride, f.act.v.stride}),
+    "kv_write");
+  if (rest.count == 0) return;
+
+  e.phase(Phase::FlashAttn);
+  const AttentionShape shape{c.n_heads, c.n_kv_heads, a.head_dim, max_ctx, a.window,
+                             static_cast<float>(1.0 / std::sqrt(static_cast<double>(a.head_dim)))};
+  const TensorView q = ForwardContext::columns(f.act.q, q_dim, rest);
+  const TensorView o = ForwardContext::columns(f.act.attn, q_dim, rest);
+  if (rest.count == 1) {
+    e(attention_decode_ops(AttentionDecodeProblem{shape, cache, q, o, TensorView::whole(f.act.scratch),
+                                                  chunk.pos0 + rest.first},
+                           f.limits),
+      "attention");
+  } else {
+    e(attention_prefill_ops(AttentionPrefillProblem{shape, cache, q, o, chunk.pos0 + rest.first, rest.count,
+                                                    f.act.q.stride, f.act.attn.stride},
+                            f.limits),
+      "attention");
+  }
+
+  e.phase(Phase::AttnOut);
+  if (c.attention_output_gate) {
+    e(sigmoid_mul_op(SigmoidMulProblem{ForwardContext::columns(f.act.qgate, q_dim, rest), o, q_dim, rest.count,
+                                       f.act.qgate.stride, f.act.attn.stride, false}),
+      "attn_output_gate");
+  }
+  const DeviceTensor& wo = f.tensor(TensorRole::AttnOutput, l);
+  if (c.post_norms) {
+    f.project(e, "attn_output", wo, f.act.attn, f.act.tmp, rest, false, chunk);
+    f.post_norm_add(e, TensorRole::AttnPostNorm, l, rest);
+  } else {
+    f.project(e, "attn_output", wo, f.act.attn, f.act.x, rest, true, chunk);
+  }
+}
+
+}  // namespace pb

@@ -1,0 +1,69 @@
+// The Gated DeltaNet block of a hybrid layer (Qwen3.5): its norm and input projections
+// (ssm_proj: fused q/k/v, the output gate z, beta and alpha), the causal conv with its carried
+// state (ssm_conv), the delta-rule recurrence (ssm_delta), the gated RMSNorm (ssm_gnorm) and
+// the output projection into the residual (ssm_out). The recurrence runs token by token inside
+// one dispatch even when the projections are batched over the chunk.
+#include "engine/forward/forward_context.h"
+#include "engine/ops/fill_zero_op.h"
+#include "engine/ops/ssm_conv_op.h"
+#include "engine/ops/ssm_delta_op.h"
+#include "engine/ops/ssm_gnorm_op.h"
+
+namespace pb {
+
+void emit_deltanet_block(Emitter& e, const ForwardContext& f, uint32_t layer, const Chunk& chunk, Columns rest) {
+  const ModelConfig& c = f.config();
+  const SsmShape& s = c.ssm;
+  const auto l = static_cast<int32_t>(layer);
+  const Columns all = chunk.all();
+  // The block's input norm exists only to feed its projections: it counts as ssm_proj.
+  e.at(Phase::SsmProj, l, static_cast<int32_t>(chunk.pos0));
+  e(f.rmsnorm(f.act.x, f.tensor(TensorRole::AttnNorm, l), f.act.xn, all), "ssm_norm_in");
+  f.project(e, "ssm_qkv", f.tensor(TensorRole::SsmQkv, l), f.act.xn, f.act.conv_in, all, false, chunk);
+  f.project(e, "ssm_z", f.tensor(TensorRole::SsmZ, l), f.act.xn, f.act.ssm_z, all, false, chunk);
+  f.project(e, "ssm_beta", f.tensor(TensorRole::SsmBeta, l), f.act.xn, f.act.ssm_b, all, false, chunk);
+  f.project(e, "ssm_alpha", f.tensor(TensorRole::SsmAlpha, l), f.act.xn, f.act.ssm_a, all, false, chunk);
+
+  const TensorView conv_state = TensorView::whole(f.act.conv_state[layer]);
+  const TensorView delta_state = TensorView::whole(f.act.delta_state[layer]);
+  e.phase(Phase::SsmConv);
+  // A prompt starts from empty states: every repetition replays it from position 0.
+  if (chunk.prefill && chunk.pos0 == 0) e(fill_zero_op(conv_state), "ssm_conv_reset");
+  e(ssm_conv_op(SsmConvProblem{ForwardContext::columns(f.act.conv_in, all), f.tensor(TensorRole::SsmConv, l).view(),
+                               conv_state, ForwardContext::columns(f.act.conv_out, all), s.channels(),
+                               s.conv_width, chunk.ncols, f.act.conv_in.stride, f.act.conv_out.stride}),
+    "ssm_conv");
+
+  e.phase(Phase::SsmDelta);
+  if (chunk.prefill && chunk.pos0 == 0) e(fill_zero_op(delta_state), "ssm_state_reset");
+  SsmDeltaProblem delta;
+  delta.shape = s;
+  delta.qkv = ForwardContext::columns(f.act.conv_out, all);
+  delta.b = ForwardContext::columns(f.act.ssm_b, all);
+  delta.a = ForwardContext::columns(f.act.ssm_a, all);
+  delta.a_log = f.tensor(TensorRole::SsmALog, l).view();
+  delta.dt_bias = f.tensor(TensorRole::SsmDtBias, l).view();
+  delta.state = delta_state;
+  delta.o = ForwardContext::columns(f.act.ssm_o, all);
+  delta.ncols = chunk.ncols;
+  delta.qkv_stride = f.act.conv_out.stride;
+  delta.q_offset = s.q_offset();
+  delta.k_offset = s.k_offset();
+  delta.v_offset = s.v_offset();
+  delta.b_stride = f.act.ssm_b.stride;
+  delta.a_stride = f.act.ssm_a.stride;
+  delta.o_stride = f.act.ssm_o.stride;
+  e(ssm_delta_op(delta), "ssm_delta");
+  if (rest.count == 0) return;
+
+  e.phase(Phase::SsmGnorm);
+  e(ssm_gnorm_op(SsmGnormProblem{ForwardContext::columns(f.act.ssm_o, rest), ForwardContext::columns(f.act.ssm_z, rest),
+                                 f.tensor(TensorRole::SsmNorm, l).view(), ForwardContext::columns(f.act.ssm_g, rest),
+                                 s.value_heads, s.d_v, rest.count, f.act.ssm_o.stride, f.act.ssm_z.stride,
+                                 f.act.ssm_g.stride, c.rms_eps}),
+    "ssm_gnorm");
+  e.phase(Phase::SsmOut);
+  f.project(e, "ssm_out", f.tensor(TensorRole::SsmOut, l), f.act.ssm_g, f.act.x, rest, true, chunk);
+}
+
+}  // namespace pb

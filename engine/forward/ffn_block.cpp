@@ -1,0 +1,126 @@
+// The FFN block of a layer: its norm, then a dense gated FFN (SwiGLU or GeGLU, through Gemma's
+// post-norm where the model has one) or a mixture of experts: router, top-k and the work list,
+// the selected experts' gate/up, SwiGLU and down, the weighted accumulation, and the shared
+// expert with its sigmoid gate.
+#include <algorithm>
+
+#include "engine/forward/forward_context.h"
+#include "engine/ops/add_op.h"
+#include "engine/ops/glu_op.h"
+#include "engine/ops/moe_acc_op.h"
+#include "engine/ops/moe_dmmv_op.h"
+#include "engine/ops/moe_routing_ops.h"
+#include "engine/ops/sigmoid_mul_op.h"
+
+namespace pb {
+namespace {
+
+Op glu(const ForwardContext& f, const Columns2D& gate, const Columns2D& up, const Columns2D& out,
+       uint32_t width, Columns cols) {
+  return glu_op(GluProblem{ForwardContext::columns(gate, width, cols), ForwardContext::columns(up, width, cols),
+                           ForwardContext::columns(out, width, cols), width, cols.count, gate.stride, up.stride,
+                           out.stride, f.config().ffn_activation});
+}
+
+void emit_dense_ffn(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& chunk, Columns rest) {
+  const ModelConfig& c = f.config();
+  e.phase(Phase::FfnGateUp);
+  f.project(e, "ffn_gate", f.tensor(TensorRole::FfnGate, l), f.act.xn, f.act.gate, rest, false, chunk);
+  f.project(e, "ffn_up", f.tensor(TensorRole::FfnUp, l), f.act.xn, f.act.up, rest, false, chunk);
+  e.phase(Phase::FfnAct);
+  e(glu(f, f.act.gate, f.act.up, f.act.act, c.ffn_hidden, rest),
+    c.ffn_activation == GluActivation::Silu ? "swiglu" : "geglu");
+  e.phase(Phase::FfnDown);
+  const DeviceTensor& down = f.tensor(TensorRole::FfnDown, l);
+  if (c.post_norms) {
+    f.project(e, "ffn_down", down, f.act.act, f.act.tmp, rest, false, chunk);
+    f.post_norm_add(e, TensorRole::FfnPostNorm, l, rest);
+  } else {
+    f.project(e, "ffn_down", down, f.act.act, f.act.x, rest, true, chunk);
+  }
+}
+
+// Experts for tokens `cols`; the routing buffers hold one piece of at most
+// kMoeGroupMaxAssignments / K tokens at a time.
+void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, Columns cols) {
+  const ModelConfig& c = f.config();
+  const MoeShape& m = c.moe;
+  const MoeRouting routing =
+      moe_routing_in(TensorView::whole(f.act.routing), m, f.act.sizes().max_cols, f.act.sizes().routing_alignment);
+  const uint32_t piece = std::min<uint32_t>(f.act.sizes().max_cols, kMoeGroupMaxAssignments / m.top_k);
+  for (uint32_t first = cols.first; first < cols.first + cols.count; first += piece) {
+    const Columns tokens{first, std::min(piece, cols.first + cols.count - first)};
+    const Columns assignments{0, tokens.count * m.top_k};
+    e.phase(Phase::MoeTopk);
+    e(moe_topk_op(m, ForwardContext::columns(f.act.router, tokens), f.act.router.stride, tokens.count, routing),
+      "moe_topk");
+    e(moe_group_op(m, tokens.count, routing), "moe_group");
+
+    auto experts = [&](TensorRole role, const Columns2D& x, Columns x_cols, const Columns2D& y, MoeInput input,
+                       uint32_t rows, uint32_t in) {
+      const DeviceTensor& w = f.tensor(role, l);
+      return moe_dmmv_ops(MoeDmmvProblem{w.spec.format, w.view(), ForwardContext::columns(x, in, x_cols),
+                                         ForwardContext::columns(y, rows, assignments), m, rows, in, tokens.count,
+                                         x.stride, y.stride, input},
+                          routing, f.options.num_cols, f.limits);
+    };
+    e.phase(Phase::MoeGateUp);
+    e(experts(TensorRole::MoeGateExps, f.act.xn, tokens, f.act.e_gate, MoeInput::Token, m.expert_ffn, c.hidden),
+      "expert_gate");
+    e(experts(TensorRole::MoeUpExps, f.act.xn, tokens, f.act.e_up, MoeInput::Token, m.expert_ffn, c.hidden),
+      "expert_up");
+    e.phase(Phase::MoeSwiglu);
+    e(glu(f, f.act.e_gate, f.act.e_up, f.act.e_act, m.expert_ffn, assignments), "expert_swiglu");
+    e.phase(Phase::MoeDown);
+    e(experts(TensorRole::MoeDownExps, f.act.e_act, assignments, f.act.e_out, MoeInput::Assignment, c.hidden,
+              m.expert_ffn),
+      "expert_down");
+    e.phase(Phase::MoeAcc);
+    e(moe_acc_op(MoeAccProblem{ForwardContext::columns(f.act.e_out, c.hidden, assignments),
+                               ForwardContext::columns(f.act.x, tokens), m, c.hidden, tokens.count,
+                               f.act.e_out.stride, f.act.x.stride},
+                 routing),
+      "moe_acc");
+  }
+}
+
+void emit_shared_expert(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& chunk, Columns rest) {
+  const ModelConfig& c = f.config();
+  const uint32_t width = c.moe.shared_expert_ffn;
+  e.phase(Phase::SharedExpert);
+  f.project(e, "shared_gate", f.tensor(TensorRole::SharedGate, l), f.act.xn, f.act.gate, rest, false, chunk);
+  f.project(e, "shared_up", f.tensor(TensorRole::SharedUp, l), f.act.xn, f.act.up, rest, false, chunk);
+  e(glu(f, f.act.gate, f.act.up, f.act.act, width, rest), "shared_swiglu");
+  f.project(e, "shared_down", f.tensor(TensorRole::SharedDown, l), f.act.act, f.act.tmp, rest, false, chunk);
+  // The shared expert's output scaled by sigmoid(w . xn), one scalar per token.
+  f.project(e, "shared_gate_inp", f.tensor(TensorRole::SharedGateInp, l), f.act.xn, f.act.shared_gate, rest,
+            false, chunk);
+  e(sigmoid_mul_op(SigmoidMulProblem{ForwardContext::columns(f.act.shared_gate, rest),
+                                     ForwardContext::columns(f.act.tmp, rest), c.hidden, rest.count,
+                                     f.act.shared_gate.stride, f.act.tmp.stride, true}),
+    "shared_expert_gate");
+  e(add_in_place_op(AddInPlaceProblem{ForwardContext::columns(f.act.x, rest), ForwardContext::columns(f.act.tmp, rest),
+                                      c.hidden, rest.count, f.act.x.stride, f.act.tmp.stride}),
+    "shared_expert_add");
+}
+
+}  // namespace
+
+void emit_ffn_block(Emitter& e, const ForwardContext& f, uint32_t layer, const Chunk& chunk, Columns rest) {
+  if (rest.count == 0) return;
+  const ModelConfig& c = f.config();
+  const auto l = static_cast<int32_t>(layer);
+  // In a MoE model the FFN norm only feeds the router and the experts: it counts as MoE time.
+  e.at(c.has_moe() ? Phase::MoeRouter : Phase::FfnNorm, l, static_cast<int32_t>(chunk.pos0));
+  e(f.rmsnorm(f.act.x, f.tensor(TensorRole::FfnNorm, l), f.act.xn, rest), "ffn_norm");
+  if (!c.has_moe()) {
+    emit_dense_ffn(e, f, l, chunk, rest);
+    return;
+  }
+  e.phase(Phase::MoeRouter);
+  f.project(e, "moe_router", f.tensor(TensorRole::MoeRouter, l), f.act.xn, f.act.router, rest, false, chunk);
+  emit_experts(e, f, l, rest);
+  if (c.moe.has_shared_expert()) emit_shared_expert(e, f, l, chunk, rest);
+}
+
+}  // namespace pb

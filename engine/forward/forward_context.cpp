@@ -1,0 +1,57 @@
+#include "engine/forward/forward_context.h"
+
+#include "engine/ops/add_op.h"
+#include "engine/ops/dmmv_op.h"
+#include "engine/ops/matmul_op.h"
+#include "engine/ops/rmsnorm_op.h"
+
+namespace pb {
+
+void Emitter::operator()(Op op, const char* label) {
+  op.phase = phase_;
+  op.layer = layer_;
+  op.token = token_;
+  op.label = label;
+  out_.push_back(std::move(op));
+}
+
+void Emitter::operator()(std::vector<Op> ops, const char* label) {
+  for (auto& op : ops) (*this)(std::move(op), label);
+}
+
+TensorView ForwardContext::columns(const Columns2D& b, uint32_t width, Columns cols) {
+  const uint64_t stride = b.stride * 4ull;
+  return TensorView{&b.buffer, cols.first * stride, (cols.count - 1) * stride + width * 4ull};
+}
+
+TensorView ForwardContext::columns(const Columns2D& b, Columns cols) { return columns(b, b.width, cols); }
+
+void ForwardContext::project(Emitter& e, const char* label, const DeviceTensor& w, const Columns2D& x,
+                             const Columns2D& y, Columns cols, bool accumulate, const Chunk& chunk) const {
+  const auto rows = static_cast<uint32_t>(w.spec.rows);
+  const auto in = static_cast<uint32_t>(w.spec.cols);
+  const ProjectionProblem p{w.spec.format, w.view(), columns(x, in, cols), columns(y, rows, cols),
+                            rows, in, cols.count, x.stride, y.stride, accumulate};
+  const bool matmul = chunk.prefill && options.prefill == PrefillStrategy::Matmul && cols.count > 1;
+  if (matmul) {
+    e(matmul_ops(p, limits, choose_matmul(device, w.spec.format, options.allow_coopmat)), label);
+  } else {
+    e(dmmv_ops(p, options.num_cols, limits), label);
+  }
+}
+
+Op ForwardContext::rmsnorm(const Columns2D& x, const DeviceTensor& weight, const Columns2D& y,
+                           Columns cols) const {
+  const ModelConfig& c = config();
+  return rmsnorm_op(RmsNormProblem{columns(x, cols), weight.view(), columns(y, cols), x.width, cols.count,
+                                   x.stride, y.stride, c.rms_eps, c.norm_add_one});
+}
+
+void ForwardContext::post_norm_add(Emitter& e, TensorRole norm, int32_t layer, Columns cols) const {
+  e(rmsnorm(act.tmp, tensor(norm, layer), act.tmp2, cols), "post_norm");
+  e(add_in_place_op(AddInPlaceProblem{columns(act.x, cols), columns(act.tmp2, cols), config().hidden, cols.count,
+                                      act.x.stride, act.tmp2.stride}),
+    "residual_add");
+}
+
+}  // namespace pb

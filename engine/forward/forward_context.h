@@ -1,0 +1,80 @@
+// What the forward pass's block emitters share: the model, its buffers, the device limits,
+// the options, and an emitter that tags every op with its phase, layer and token.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/forward/activations.h"
+#include "engine/forward/forward_options.h"
+#include "engine/model/model_weights.h"
+#include "engine/ops/binding_limits.h"
+#include "harness/device_info.h"
+#include "harness/op.h"
+
+namespace pb {
+
+// Columns [first, first + count) of a chunk.
+struct Columns {
+  uint32_t first = 0;
+  uint32_t count = 0;
+};
+
+struct Chunk {
+  uint32_t pos0 = 0;      // position of column 0
+  uint32_t ncols = 1;     // tokens in the chunk
+  bool terminal = false;  // holds the last prompt token (or is a decode step)
+  bool prefill = true;
+  Columns all() const { return {0, ncols}; }
+};
+
+// Tags every op with the phase, layer and token it belongs to.
+class Emitter {
+ public:
+  explicit Emitter(std::vector<Op>& out) : out_(out) {}
+  void at(Phase phase, int32_t layer, int32_t token) {
+    phase_ = phase;
+    layer_ = layer;
+    token_ = token;
+  }
+  void phase(Phase phase) { phase_ = phase; }
+  void operator()(Op op, const char* label);
+  void operator()(std::vector<Op> ops, const char* label);
+
+ private:
+  std::vector<Op>& out_;
+  Phase phase_ = Phase::Embed;
+  int32_t layer_ = 0;
+  int32_t token_ = 0;
+};
+
+struct ForwardContext {
+  const ModelWeights& weights;
+  const Activations& act;
+  const DeviceInfo& device;
+  const ForwardOptions& options;
+  BindingLimits limits;
+
+  const ModelConfig& config() const { return weights.config(); }
+  const DeviceTensor& tensor(TensorRole role, int32_t layer = -1) const { return weights.get(role, layer); }
+
+  // Columns of an activation buffer, `width` floats of each.
+  static TensorView columns(const Columns2D& b, Columns cols);
+  static TensorView columns(const Columns2D& b, uint32_t width, Columns cols);
+
+  // y (+)= W x over `cols`: the batched DMMV, or the tiled matmul in matmul prefill.
+  void project(Emitter& e, const char* label, const DeviceTensor& w, const Columns2D& x,
+               const Columns2D& y, Columns cols, bool accumulate, const Chunk& chunk) const;
+  // RMSNorm of `cols` of x into y with `weight`, (1 + w) where the model says so.
+  Op rmsnorm(const Columns2D& x, const DeviceTensor& weight, const Columns2D& y, Columns cols) const;
+  // Adds a sub-block's output (in act.tmp) to the residual through its post-norm (Gemma).
+  void post_norm_add(Emitter& e, TensorRole norm, int32_t layer, Columns cols) const;
+};
+
+// The blocks of one layer. `rest` is the columns that run past the mixer's state updates (the
+// KV write, the SSM recurrence): all of the chunk, only the last token, or none (dead work).
+void emit_attention_block(Emitter& e, const ForwardContext& f, uint32_t layer, const Chunk& chunk, Columns rest);
+void emit_deltanet_block(Emitter& e, const ForwardContext& f, uint32_t layer, const Chunk& chunk, Columns rest);
+void emit_ffn_block(Emitter& e, const ForwardContext& f, uint32_t layer, const Chunk& chunk, Columns rest);
+
+}  // namespace pb

@@ -1,0 +1,106 @@
+#include "engine/ops/moe_dmmv_op.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "engine/ops/column_span.h"
+#include "harness/errors.h"
+#include "kernels/registry.h"
+
+namespace pb {
+namespace {
+
+constexpr uint32_t kMaxGroupsX = 65535;  // the minimum maxComputeWorkGroupCount[0]
+
+// Experts per weight binding so that a slice fits the binding range and starts aligned.
+uint32_t experts_per_slice(uint64_t expert_bytes, uint32_t experts, const BindingLimits& limits) {
+  if (expert_bytes * experts <= limits.max_range) return experts;
+  const uint64_t step = limits.offset_alignment / std::gcd(expert_bytes, limits.offset_alignment);
+  uint64_t fit = limits.max_range / expert_bytes;
+  fit -= fit % step;
+  if (fit == 0) {
+    throw UsageError("moe_dmmv: one expert's " + std::to_string(expert_bytes) +
+                     " bytes (with the offset alignment) exceed the device's maxStorageBufferRange");
+  }
+  return static_cast<uint32_t>(fit);
+}
+
+}  // namespace
+
+const char* moe_dmmv_kernel_name(WeightFormat format) {
+  switch (format) {
+    case WeightFormat::F32: return "moe_dmmv_f32";
+    case WeightFormat::F16: return "moe_dmmv_f16";
+    case WeightFormat::Q8_0: return "moe_dmmv_q8_0";
+    case WeightFormat::Q4_K: return "moe_dmmv_q4_k";
+    case WeightFormat::Q6_K: return "moe_dmmv_q6_k";
+  }
+  return "?";
+}
+
+uint32_t moe_num_cols(NumColsMode mode, uint32_t ncols) {
+  if (mode.shared) return mode.max_cols;
+  const uint32_t want = std::min<uint32_t>(ncols, 8);
+  for (uint32_t n : kSpecNumCols) {
+    if (n >= want) return n;
+  }
+  return 8;
+}
+
+std::vector<Op> moe_dmmv_ops(const MoeDmmvProblem& p, const MoeRouting& routing, NumColsMode mode,
+                             const BindingLimits& limits, const MoeDmmvTuning& tuning) {
+  const MoeShape& s = p.shape;
+  const auto work_list = moe_work_list_reads(s, p.ncols, routing);  // checks E, K and C
+  const uint64_t rb = row_bytes(p.format, p.cols);                  // throws on a misfit cols
+  if (p.rows == 0 || p.x_stride % 4 != 0 || p.x_stride < p.cols || p.y_stride < p.rows) {
+    throw UsageError("moe_dmmv: needs rows > 0, x_stride a multiple of 4 and >= cols, y_stride >= rows");
+  }
+  if (p.x.offset % 16 != 0) throw UsageError("moe_dmmv: x must start at a multiple of 16 bytes");
+  const uint32_t row_blocks = ceil_div(p.rows, tuning.rows);
+  if (row_blocks > kMaxGroupsX) throw UsageError("moe_dmmv: more than 65535 row blocks");
+  const uint32_t num_cols = tuning.num_cols != 0 ? tuning.num_cols : moe_num_cols(mode, p.ncols);
+
+  const uint64_t expert_bytes = rb * p.rows;
+  const TensorView& weights = p.weights;
+  if (!weights.buffer) throw UsageError("moe_dmmv weights: no buffer");
+  if (weights.bytes < expert_bytes * s.n_experts) {
+    throw UsageError("moe_dmmv weights: " + std::to_string(s.n_experts) + " experts need " +
+                     std::to_string(expert_bytes * s.n_experts) + " bytes; the view has " +
+                     std::to_string(weights.bytes));
+  }
+  const uint32_t x_cols = p.input == MoeInput::Token ? p.ncols : p.ncols * s.top_k;
+  const uint32_t y_cols = p.ncols * s.top_k;
+  const AlignedWindow x = aligned_window(
+      p.x, 0, column_span(p.x, x_cols, p.x_stride, p.cols, "moe_dmmv x").bytes, limits);
+  const AlignedWindow y = aligned_window(
+      p.y, 0, column_span(p.y, y_cols, p.y_stride, p.rows, "moe_dmmv y").bytes, limits);
+
+  const Kernel& k = kernel(moe_dmmv_kernel_name(p.format));
+  const uint32_t slice = experts_per_slice(expert_bytes, s.n_experts, limits);
+  std::vector<Op> ops;
+  for (uint32_t e0 = 0; e0 < s.n_experts; e0 += slice) {
+    const uint32_t count = std::min(slice, s.n_experts - e0);
+    Op op;
+    op.kernel = &k;
+    op.spec.set(0, static_cast<int32_t>(num_cols))
+        .set(1, static_cast<int32_t>(p.input))
+        .set(2, static_cast<int32_t>(tuning.threads))
+        .set(3, static_cast<int32_t>(tuning.rows));
+    op.bindings = {weights.slice(e0 * expert_bytes, count * expert_bytes).read(),
+                   x.view.read(),
+                   y.view.write(),
+                   work_list[0],
+                   work_list[1],
+                   work_list[2]};
+    op.push = PushConstants::of(MoeDmmvPush{p.rows, p.cols, s.top_k, p.x_stride, p.y_stride,
+                                            x.first_float, y.first_float, e0, count});
+    op.groups = {row_blocks, moe_item_capacity(s, p.ncols), 1};
+    op.phase = p.input == MoeInput::Token ? Phase::MoeGateUp : Phase::MoeDown;
+    op.label = "moe_dmmv";
+    ops.push_back(op);
+  }
+  return ops;
+}
+
+}  // namespace pb

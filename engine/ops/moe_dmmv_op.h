@@ -1,0 +1,74 @@
+// Op builder for the expert DMMVs (kernels/moe_dmmv_*.comp): the routed experts' gate, up and
+// down projections, reading the weights of selected experts only (the work list built by
+// moe_group_op, engine/ops/moe_routing_ops.h).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/ops/binding_limits.h"
+#include "engine/ops/moe_routing_ops.h"
+#include "engine/ops/num_cols.h"
+#include "engine/quant/weight_format.h"
+#include "harness/op.h"
+
+namespace pb {
+
+// Which activation column feeds assignment a = t*K + j (the kernel's spec INPUT_PER_ASSIGNMENT).
+enum class MoeInput : int32_t {
+  Token = 0,       // x column t = a / K: gate and up read the token's normed hidden state
+  Assignment = 1,  // x column a: down reads the (token, choice) pair's activated FFN state
+};
+
+// y[a][row] = sum_k W[e(a)][row][k] * x[input(a)][k] for each of the C*K assignments a of
+// tokens [0, ncols), e(a) = route_e[a]; every y column a < C*K is written.
+struct MoeDmmvProblem {
+  WeightFormat format = WeightFormat::Q4_K;
+  TensorView weights;     // [E][rows][cols] in `format`: the experts stacked
+  TensorView x;           // column c at float c * x_stride (C columns, or C*K for Assignment)
+  TensorView y;           // column a at float a * y_stride, C*K columns
+  MoeShape shape;         // E and K (F is in rows or cols)
+  uint32_t rows = 0;      // rows of one expert's matrix (F for gate/up, hidden for down)
+  uint32_t cols = 0;      // its input length, a multiple of the format's block size
+  uint32_t ncols = 1;     // C: tokens of the chunk
+  uint32_t x_stride = 0;  // floats between x columns, a multiple of 4
+  uint32_t y_stride = 0;  // floats between y columns
+  MoeInput input = MoeInput::Token;
+};
+
+struct MoeDmmvTuning {
+  uint32_t threads = 64;   // workgroup size
+  uint32_t rows = 2;       // rows per workgroup
+  uint32_t num_cols = 0;   // assignments per pass (spec NUM_COLS); 0: chosen from the mode
+};
+
+struct MoeDmmvPush {
+  uint32_t rows;          // rows of one expert's matrix
+  uint32_t cols;          // input length
+  uint32_t top_k;         // K: assignment a belongs to token a / K
+  uint32_t x_stride;      // floats between x columns
+  uint32_t y_stride;      // floats between y columns
+  uint32_t x_offset;      // floats from the x binding's start to column 0
+  uint32_t y_offset;      // floats from the y binding's start to column 0
+  uint32_t expert_first;  // expert held first by this op's weight binding
+  uint32_t expert_count;  // experts in that binding
+};
+
+// Assignments per pass for a chunk of C tokens: with spec, the smallest spec column count
+// covering min(C, 8) (an expert serves at most C assignments and typically C*K/E, 4 for a
+// 64-token chunk at 8 of 128, so wider accumulators would mostly idle; busier experts take
+// more passes); with shared, the mode's max_cols (the register cost the axis measures).
+uint32_t moe_num_cols(NumColsMode mode, uint32_t ncols);
+
+// One op per expert slice: the stacked weights are split by whole experts where they exceed
+// the device's maximum binding range, every slice dispatching the full static grid
+// (ceil(rows / tuning.rows) row blocks × min(E, C*K) items). Throws UsageError on bad
+// strides, a view too small, or one expert's matrix larger than the binding range.
+std::vector<Op> moe_dmmv_ops(const MoeDmmvProblem& problem, const MoeRouting& routing,
+                             NumColsMode mode, const BindingLimits& limits,
+                             const MoeDmmvTuning& tuning = {});
+
+// The kernel name for a format: "moe_dmmv_q4_k", ...
+const char* moe_dmmv_kernel_name(WeightFormat format);
+
+}  // namespace pb

@@ -1,0 +1,86 @@
+// Flash attention: decode (one query token, kernels/attn_decode.comp and attn_merge.comp when
+// the context is split) at several context lengths, and causal prefill of a chunk
+// (kernels/attn_prefill.comp). The K/V cache rotates; q, o and the split scratch do not (they
+// are small and, in the op stream, freshly written).
+#include "engine/ops/attention_decode_op.h"
+#include "engine/ops/attention_prefill_op.h"
+#include "kernels/bench/benchmarks.h"
+#include "kernels/bench/rotation.h"
+#include "kernels/bench/synthetic_fill.h"
+
+namespace pb::bench {
+namespace {
+
+// Rotation copies of one layer's K and V cache, filled with synthetic float16 values.
+std::vector<KvCacheView> kv_copies(BenchEnv& env, BenchCase& c, const AttentionShape& s) {
+  const uint64_t halves = s.cache_bytes() / 2;
+  const uint32_t copies = rotation_copies(env.info(), 2 * s.cache_bytes());
+  std::vector<KvCacheView> views;
+  for (uint32_t i = 0; i < copies; ++i) {
+    const Buffer& k = keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F16, halves,
+                                               100 + 2 * i, "k cache"));
+    const Buffer& v = keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F16, halves,
+                                               101 + 2 * i, "v cache"));
+    views.push_back({TensorView::whole(k), TensorView::whole(v)});
+  }
+  c.invocations = copies;
+  return views;
+}
+
+BenchCase decode_case(BenchEnv& env, uint32_t ctx) {
+  BenchCase c;
+  AttentionShape s = env.shapes().attention;
+  s.max_ctx = ctx;
+  const uint64_t q_floats = uint64_t(s.n_heads) * s.head_dim;
+  const Buffer& q =
+      keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, q_floats, 3, "q"));
+  const Buffer& o = keep(c, Buffer(env.device(), q_floats * 4, MemoryUse::Device, "o"));
+  const uint64_t scratch_bytes =
+      attention_decode_scratch_bytes(s.n_heads, s.head_dim, ctx, AttentionDecodeTuning{}.split);
+  const Buffer& scratch = keep(c, Buffer(env.device(), std::max<uint64_t>(scratch_bytes, 256),
+                                         MemoryUse::Device, "attention scratch"));
+  const BindingLimits limits = BindingLimits::of(env.info());
+  for (const KvCacheView& cache : kv_copies(env, c, s)) {
+    const AttentionDecodeProblem p{
+        s, cache, TensorView::whole(q), TensorView::whole(o), TensorView::whole(scratch), ctx - 1};
+    const auto ops = attention_decode_ops(p, limits);
+    c.round.insert(c.round.end(), ops.begin(), ops.end());
+  }
+  c.cost = attention_decode_cost(s, ctx);
+  return c;
+}
+
+BenchCase prefill_case(BenchEnv& env, uint32_t tokens) {
+  BenchCase c;
+  AttentionShape s = env.shapes().attention;
+  s.max_ctx = tokens;
+  const uint32_t stride = s.n_heads * s.head_dim;
+  const uint64_t floats = uint64_t(tokens) * stride;
+  const Buffer& q =
+      keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, floats, 4, "q"));
+  const Buffer& o = keep(c, Buffer(env.device(), floats * 4, MemoryUse::Device, "o"));
+  const BindingLimits limits = BindingLimits::of(env.info());
+  for (const KvCacheView& cache : kv_copies(env, c, s)) {
+    const AttentionPrefillProblem p{s,      cache, TensorView::whole(q), TensorView::whole(o), 0, tokens,
+                                    stride, stride};
+    const auto ops = attention_prefill_ops(p, limits);
+    c.round.insert(c.round.end(), ops.begin(), ops.end());
+  }
+  c.cost = attention_prefill_cost(s, tokens);
+  return c;
+}
+
+}  // namespace
+
+void register_attention_benchmarks(GpuBenchmarks& benchmarks) {
+  const ShapeSet& shapes = benchmarks.env().shapes();
+  for (const uint32_t ctx : shapes.decode_contexts) {
+    benchmarks.add("attn_decode/" + shapes.attention_name() + "/ctx:" + std::to_string(ctx),
+                   [=](BenchEnv& env) { return decode_case(env, ctx); });
+  }
+  const uint32_t tokens = shapes.prefill_tokens;
+  benchmarks.add("attn_prefill/" + shapes.attention_name() + "/tokens:" + std::to_string(tokens),
+                 [=](BenchEnv& env) { return prefill_case(env, tokens); });
+}
+
+}  // namespace pb::bench

@@ -1,0 +1,41 @@
+#include "kernels/bench/bench_flags.h"
+
+#include <cstdio>
+#include <string_view>
+
+#include "harness/errors.h"
+
+namespace pb::bench {
+
+BenchFlags take_bench_flags(int& argc, char** argv) {
+  BenchFlags flags;
+  int kept = 1;  // argv[0] stays
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--validate") {
+      flags.validate = true;
+    } else if (arg == "--device") {
+      if (i + 1 >= argc) throw UsageError("--device needs a value: a device index or name substring");
+      flags.device = argv[++i];
+    } else if (arg.starts_with("--device=")) {
+      flags.device = std::string(arg.substr(9));
+      if (flags.device.empty()) throw UsageError("--device= needs a value: a device index or name substring");
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  argv[argc] = nullptr;  // argv stays a null-terminated array, as main received it
+  return flags;
+}
+
+void print_bench_flags_help() {
+  std::printf(
+      "phasebench-kernels: kernel micro-benchmarks with GPU time from timestamp queries.\n"
+      "  --device D     device index or name substring (default: a discrete GPU, then an\n"
+      "                 integrated one, then the CPU device, which runs small shapes)\n"
+      "  --validate     run under the Khronos validation layer (slow; for checking, not timing)\n"
+      "Google Benchmark's flags follow.\n\n");
+}
+
+}  // namespace pb::bench

@@ -1,0 +1,19 @@
+// The benchmark families, each registered programmatically for the device's shape set. The
+// names are family/format/variant/shape/size, so --benchmark_filter picks subsets by any part:
+//   dmmv/q4_k/spec/ffn_down:4096x14336/num_cols:1
+//   matmul/q4_k/coopmat/ffn_up:14336x4096/tokens:512
+//   attn_decode/h32kv8d128/ctx:4096, attn_prefill/h32kv8d128/tokens:512
+//   rmsnorm/n:4096/cols:1, qk_norm_rope/h32kv8d128/cols:1, glu/n:14336/cols:1,
+//   argmax/vocab:151936/cols:1
+#pragma once
+
+#include "kernels/bench/gpu_benchmark.h"
+
+namespace pb::bench {
+
+void register_dmmv_benchmarks(GpuBenchmarks& benchmarks);
+void register_matmul_benchmarks(GpuBenchmarks& benchmarks);
+void register_attention_benchmarks(GpuBenchmarks& benchmarks);
+void register_elementwise_benchmarks(GpuBenchmarks& benchmarks);
+
+}  // namespace pb::bench

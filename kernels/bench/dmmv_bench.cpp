@@ -1,0 +1,63 @@
+// DMMV (kernels/dmmv_*.comp) for every benchmarked format, projection shape, `num_cols` mode
+// and column count: `spec` at each of its pipelines (1, 2, 4, ..., 64 columns), `shared:32` and
+// `shared:64` at each count one of their dispatches serves.
+#include "engine/ops/dmmv_op.h"
+#include "kernels/bench/benchmarks.h"
+#include "kernels/bench/synthetic_fill.h"
+
+namespace pb::bench {
+namespace {
+
+constexpr WeightFormat kFormats[] = {WeightFormat::F16, WeightFormat::Q8_0, WeightFormat::Q4_K,
+                                     WeightFormat::Q6_K};
+constexpr NumColsMode kModes[] = {{false, 64}, {true, 32}, {true, 64}};
+
+BenchCase dmmv_case(BenchEnv& env, WeightFormat format, const ProjectionShape& shape, NumColsMode mode,
+                    uint32_t ncols) {
+  BenchCase c;
+  auto weights = env.weights().get(env.device(), env.pipelines(), format, shape.rows, shape.cols);
+  c.resources.push_back(weights);
+  const Buffer& x = keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32,
+                                             uint64_t(ncols) * shape.cols, 1, "dmmv x"));
+  const Buffer& y =
+      keep(c, Buffer(env.device(), uint64_t(ncols) * shape.rows * 4, MemoryUse::Device, "dmmv y"));
+  const BindingLimits limits = BindingLimits::of(env.info());
+  for (const Buffer& w : weights->copies) {
+    const ProjectionProblem p{format,
+                              TensorView::whole(w),
+                              TensorView::whole(x),
+                              TensorView::whole(y),
+                              shape.rows,
+                              shape.cols,
+                              ncols,
+                              shape.cols,
+                              shape.rows,
+                              false};
+    const auto ops = dmmv_ops(p, mode, limits);
+    c.round.insert(c.round.end(), ops.begin(), ops.end());
+  }
+  c.invocations = static_cast<uint32_t>(weights->copies.size());
+  c.cost = projection_cost(format, shape.rows, shape.cols, ncols);
+  return c;
+}
+
+}  // namespace
+
+void register_dmmv_benchmarks(GpuBenchmarks& benchmarks) {
+  // Format, then shape outermost: the variants of one tensor run back to back and share its
+  // weight copies (WeightCache).
+  for (const WeightFormat format : kFormats) {
+    for (const ProjectionShape& shape : benchmarks.env().shapes().projections) {
+      for (const NumColsMode mode : kModes) {
+        for (const uint32_t ncols : kSpecNumCols) {
+          if (ncols > mode.max_cols) continue;
+          const std::string name = "dmmv/" + std::string(format_name(format)) + "/" + mode.name() + "/" +
+                                   shape.name() + "/num_cols:" + std::to_string(ncols);
+          benchmarks.add(name, [=](BenchEnv& env) { return dmmv_case(env, format, shape, mode, ncols); });
+        }
+      }
+    }
+  }
+}
+
+}  // namespace pb::bench

@@ -1,0 +1,130 @@
+// The element-wise and reduction kernels at model widths, for a decode column and a prefill
+// chunk: rmsnorm, qk_norm_rope (Qwen3's per-head norms with NeoX RoPE, the costlier variant),
+// glu (SwiGLU) and argmax over the vocabulary. Their inputs rotate like the others'; they are
+// small enough that the cache may hold them anyway, as it does in the op stream.
+#include "engine/ops/argmax_op.h"
+#include "engine/ops/glu_op.h"
+#include "engine/ops/qk_norm_rope_op.h"
+#include "engine/ops/rmsnorm_op.h"
+#include "kernels/bench/benchmarks.h"
+#include "kernels/bench/rotation.h"
+#include "kernels/bench/synthetic_fill.h"
+
+namespace pb::bench {
+namespace {
+
+// The rotation copies of an input of `count` floats, each a different synthetic vector; sets the
+// case's invocation count.
+std::vector<const Buffer*> float_copies(BenchEnv& env, BenchCase& c, uint64_t count, uint32_t tensor_id,
+                                        const char* name) {
+  std::vector<const Buffer*> copies;
+  const uint32_t n = rotation_copies(env.info(), 4 * count);
+  for (uint32_t i = 0; i < n; ++i) {
+    copies.push_back(&keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, count,
+                                               tensor_id + 16 * i, name)));
+  }
+  c.invocations = n;
+  return copies;
+}
+
+BenchCase rmsnorm_case(BenchEnv& env, uint32_t n, uint32_t cols) {
+  BenchCase c;
+  const uint64_t floats = uint64_t(n) * cols;
+  const Buffer& weight =
+      keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, n, 5, "norm weight"));
+  const Buffer& y = keep(c, Buffer(env.device(), floats * 4, MemoryUse::Device, "rmsnorm y"));
+  for (const Buffer* x : float_copies(env, c, floats, 6, "rmsnorm x")) {
+    c.round.push_back(rmsnorm_op(RmsNormProblem{TensorView::whole(*x), TensorView::whole(weight),
+                                                TensorView::whole(y), n, cols, n, n, 1e-6f, false}));
+  }
+  c.cost = rmsnorm_cost(n, cols);
+  return c;
+}
+
+BenchCase qk_norm_rope_case(BenchEnv& env, uint32_t cols) {
+  BenchCase c;
+  const AttentionShape& s = env.shapes().attention;
+  const uint32_t q_stride = s.n_heads * s.head_dim;
+  const uint32_t k_stride = s.n_kv_heads * s.head_dim;
+  const Buffer& q_norm =
+      keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, s.head_dim, 7, "q norm"));
+  const Buffer& k_norm =
+      keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, s.head_dim, 8, "k norm"));
+  // q and k of a copy live in one buffer, q first: one rotation unit.
+  const uint64_t q_floats = uint64_t(q_stride) * cols;
+  const uint64_t floats = q_floats + uint64_t(k_stride) * cols;
+  for (const Buffer* qk : float_copies(env, c, floats, 9, "q and k")) {
+    QkNormRopeProblem p;
+    p.q = TensorView::whole(*qk).slice(0, q_floats * 4);
+    p.k = TensorView::whole(*qk).slice(q_floats * 4, (floats - q_floats) * 4);
+    p.q_norm = TensorView::whole(q_norm);
+    p.k_norm = TensorView::whole(k_norm);
+    p.n_q_heads = s.n_heads;
+    p.n_k_heads = s.n_kv_heads;
+    p.head_dim = s.head_dim;
+    p.rope_dims = s.head_dim;
+    p.ncols = cols;
+    p.q_stride = q_stride;
+    p.k_stride = k_stride;
+    p.theta = 1000000.0f;
+    p.style = RopeStyle::Neox;
+    p.qk_norm = true;
+    c.round.push_back(qk_norm_rope_op(p));
+  }
+  c.cost = qk_norm_rope_cost(s.n_heads, s.n_kv_heads, s.head_dim, cols, true);
+  return c;
+}
+
+BenchCase glu_case(BenchEnv& env, uint32_t n, uint32_t cols) {
+  BenchCase c;
+  const uint64_t floats = uint64_t(n) * cols;
+  const Buffer& out = keep(c, Buffer(env.device(), floats * 4, MemoryUse::Device, "glu out"));
+  // gate and up of a copy are the two halves of one buffer, as a fused gate/up projection writes.
+  for (const Buffer* gate_up : float_copies(env, c, 2 * floats, 10, "gate and up")) {
+    const TensorView whole = TensorView::whole(*gate_up);
+    c.round.push_back(glu_op(GluProblem{whole.slice(0, floats * 4), whole.slice(floats * 4, floats * 4),
+                                        TensorView::whole(out), n, cols, n, n, n, GluActivation::Silu}));
+  }
+  c.cost = glu_cost(n, cols);
+  return c;
+}
+
+BenchCase argmax_case(BenchEnv& env, uint32_t vocab, uint32_t cols) {
+  BenchCase c;
+  const uint64_t floats = uint64_t(vocab) * cols;
+  // Token ids by position: a binding window aligned to the device's offset alignment.
+  const uint64_t token_bytes = std::max<uint64_t>(4 * cols, env.info().min_storage_buffer_offset_alignment);
+  const Buffer& tokens = keep(c, Buffer(env.device(), token_bytes, MemoryUse::Device, "tokens"));
+  const Buffer& top2 = keep(c, Buffer(env.device(), 16ull * cols, MemoryUse::Device, "top2"));
+  const BindingLimits limits = BindingLimits::of(env.info());
+  for (const Buffer* logits : float_copies(env, c, floats, 11, "logits")) {
+    c.round.push_back(argmax_op(ArgmaxProblem{TensorView::whole(*logits), TensorView::whole(tokens),
+                                              TensorView::whole(top2), vocab, cols, vocab, 0},
+                                limits));
+  }
+  c.cost = argmax_cost(vocab, cols);
+  return c;
+}
+
+}  // namespace
+
+void register_elementwise_benchmarks(GpuBenchmarks& benchmarks) {
+  const ShapeSet& s = benchmarks.env().shapes();
+  for (const uint32_t cols : s.activation_cols) {
+    const std::string suffix = "/cols:" + std::to_string(cols);
+    const uint32_t hidden = s.hidden;
+    const uint32_t ffn = s.ffn;
+    benchmarks.add("rmsnorm/n:" + std::to_string(hidden) + suffix,
+                   [=](BenchEnv& env) { return rmsnorm_case(env, hidden, cols); });
+    benchmarks.add("qk_norm_rope/" + s.attention_name() + suffix,
+                   [=](BenchEnv& env) { return qk_norm_rope_case(env, cols); });
+    benchmarks.add("glu/n:" + std::to_string(ffn) + suffix,
+                   [=](BenchEnv& env) { return glu_case(env, ffn, cols); });
+  }
+  // Greedy sampling reads one column of logits per generated token.
+  const uint32_t vocab = s.vocab;
+  benchmarks.add("argmax/vocab:" + std::to_string(vocab) + "/cols:1",
+                 [=](BenchEnv& env) { return argmax_case(env, vocab, 1); });
+}
+
+}  // namespace pb::bench

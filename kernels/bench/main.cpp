@@ -1,0 +1,52 @@
+// phasebench-kernels: kernel micro-benchmarks on Google Benchmark, timed on the GPU. Its own
+// flags (--device, --validate) are taken out of argv first; every Google Benchmark flag works
+// as documented (--benchmark_filter, --benchmark_format=json, --benchmark_repetitions,
+// --benchmark_out, ...). Exit status: 0 every benchmark ran, 1 one failed, 2 bad usage.
+#include <benchmark/benchmark.h>
+
+#include <iostream>
+
+#include "harness/errors.h"
+#include "kernels/bench/bench_env.h"
+#include "kernels/bench/bench_flags.h"
+#include "kernels/bench/benchmarks.h"
+
+namespace {
+
+void print_help() {
+  pb::bench::print_bench_flags_help();
+  benchmark::PrintDefaultHelp();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const pb::bench::BenchFlags flags = pb::bench::take_bench_flags(argc, argv);
+    benchmark::Initialize(&argc, argv, print_help);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+
+    pb::bench::BenchEnv env(flags);
+    env.add_benchmark_context();
+    pb::bench::GpuBenchmarks benchmarks(env);
+    pb::bench::register_dmmv_benchmarks(benchmarks);
+    pb::bench::register_matmul_benchmarks(benchmarks);
+    pb::bench::register_attention_benchmarks(benchmarks);
+    pb::bench::register_elementwise_benchmarks(benchmarks);
+
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    if (benchmarks.failures() > 0) {
+      std::cerr << "phasebench-kernels: " << benchmarks.failures()
+                << " benchmark(s) failed (see their error_message)\n";
+      return 1;
+    }
+    return 0;
+  } catch (const pb::UsageError& e) {
+    std::cerr << "phasebench-kernels: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "phasebench-kernels: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,314 @@
+#!/usr/bin/python3
+"""Writes docs/PERFORMANCE.md from the JSON outputs of scripts/performance.
+
+Reads, from the results folder: kernels.json (phasebench-kernels, Google Benchmark JSON with
+repetitions), decode-<model>.json and prefill-<model>.json (phasebench result files) and
+commands.tsv ("id<TAB>exit status<TAB>command" per command run). Every figure is the median
+over the repetitions with its spread (min - max); ratios of two benchmarks take the ratio of
+the medians, and the spread from the extremes of both.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import re
+import statistics
+import sys
+
+# Dense float16 tensor-core peaks (no sparsity; FP32 accumulation runs at the same rate on these
+# parts) from NVIDIA's datasheets, by a substring of the Vulkan device name, most specific first.
+# The matmul figures are shares of these; other devices get no share.
+MATRIX_PEAK_TFLOPS = [("H200 NVL", 835.0), ("H200", 989.0), ("H100 NVL", 835.0),
+                      ("H100 PCIe", 756.0), ("H100", 989.0)]
+
+DMMV_SHAPES = ["ffn_down", "ffn_up"]   # 4096x14336 and 14336x4096 on a GPU
+DMMV_FORMATS = ["q4_k", "q8_0"]
+MATMUL_ROLES = ["attn", "ffn_down", "ffn_up", "lm_head"]
+MATMUL_FORMATS = ["q4_k", "f16"]
+Q4_K_BYTES_PER_WEIGHT = 144.0 / 256.0
+
+
+class Report:
+    def __init__(self, results):
+        self.results = results
+        self.commands = {}  # id -> (exit status, command)
+        with open(os.path.join(results, "commands.tsv")) as f:
+            for line in f:
+                ident, status, command = line.rstrip("\n").split("\t", 2)
+                self.commands[ident] = (int(status), command)
+        self.kernels = load(os.path.join(results, "kernels.json"))
+        self.context = self.kernels["context"]
+        self.cpu = self.context.get("device_type") == "cpu"
+        self.runs = {}    # benchmark name -> its repetitions (Google Benchmark "iteration" entries)
+        self.errors = {}  # benchmark name -> error message
+        for b in self.kernels.get("benchmarks", []):
+            if b.get("run_type") != "iteration":
+                continue
+            name = b["name"].removesuffix("/manual_time")
+            if b.get("error_occurred"):
+                self.errors[name] = b.get("error_message", "failed")
+            else:
+                self.runs.setdefault(name, []).append(b)
+        self.rows = []
+
+    def peak_tflops(self):
+        for key, peak in MATRIX_PEAK_TFLOPS:
+            if key in self.context.get("device", ""):
+                return peak
+        return None
+
+    def benchmark(self, pattern):
+        """The repetitions of the one benchmark whose name matches, or None."""
+        names = [n for n in list(self.runs) + list(self.errors) if re.fullmatch(pattern, n)]
+        if len(names) != 1 or names[0] in self.errors:
+            return None
+        return self.runs[names[0]]
+
+    def add(self, figure, command, median, spread, target="", verdict=None, n=None):
+        if verdict is None:
+            verdict = "—"
+        if self.cpu and target:
+            verdict = "CPU device: not a GPU figure"
+        self.rows.append((figure, command, median, spread, n, target, verdict))
+
+    def missing(self, figure, command, why):
+        status = self.commands.get(command, (None, ""))[0]
+        self.rows.append((figure, command, "missing", why + (f" (exit {status})" if status else ""),
+                          None, "", "failed"))
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def spread_of(values):
+    return min(values), statistics.median(values), max(values)
+
+
+def pct(x):
+    return f"{100 * x:.3g}%" if x < 0.1 else f"{100 * x:.1f}%"
+
+
+def num(x):
+    """Three significant digits, whole numbers from 100 up: CPU-device and GPU figures alike."""
+    return f"{x:.0f}" if abs(x) >= 100 else f"{x:.3g}"
+
+
+def dmmv_figures(r):
+    for fmt in DMMV_FORMATS:
+        for role in DMMV_SHAPES:
+            base = rf"dmmv/{fmt}/%s/{role}:[0-9x]+/num_cols:%d"
+            one = r.benchmark(base % ("spec", 1))
+            if not one:
+                r.missing(f"DMMV {fmt} {role} NUM_COLS=1: share of copy bandwidth", "kernels", "no result")
+                continue
+            shape = re.search(r":([0-9]+x[0-9]+)/", one[0]["name"]).group(1)
+            lo, med, hi = spread_of([b["roofline"] for b in one])
+            gbps = statistics.median(b["GB/s"] for b in one)
+            us = statistics.median(b["real_time"] for b in one)
+            r.add(f"DMMV {fmt} spec, {role} {shape}, NUM_COLS=1: share of copy bandwidth", "kernels",
+                  f"{pct(med)} ({num(gbps)} GB/s, {num(us)} µs)", f"{pct(lo)} – {pct(hi)}", "≥ 85%",
+                  "meets" if med >= 0.85 else "below target", len(one))
+            ratio_figure(r, f"DMMV {fmt} {role} {shape}: time NUM_COLS=8 / NUM_COLS=1",
+                         r.benchmark(base % ("spec", 8)), one, "≤ 1.6×", lambda x: x <= 1.6)
+            ratio_figure(r, f"DMMV {fmt} {role} {shape}: time shared:64 (1 column) / spec NUM_COLS=1",
+                         r.benchmark(base % ("shared:64", 1)), one, "≥ 1.0× (spec never slower)",
+                         lambda x: x >= 1.0)
+
+
+def ratio_figure(r, figure, numerator, denominator, target, ok):
+    if not numerator or not denominator:
+        r.missing(figure, "kernels", "no result")
+        return
+    a = [b["real_time"] for b in numerator]
+    b = [b["real_time"] for b in denominator]
+    ratio = statistics.median(a) / statistics.median(b)
+    r.add(figure, "kernels", f"{ratio:.3f}×", f"{min(a) / max(b):.3f} – {max(a) / min(b):.3f}×", target,
+          "meets" if ok(ratio) else "below target", min(len(a), len(b)))
+
+
+def matmul_figures(r):
+    peak = r.peak_tflops()
+    # choose_matmul offers the coopmat kernel for every format or for none.
+    coopmat = any(re.match(r"matmul/[a-z0-9_]+/coopmat/", n) for n in list(r.runs) + list(r.errors))
+    if not coopmat:
+        r.add("matmul with cooperative matrix, 512 tokens", "kernels", "not available",
+              f"cooperative matrix: {r.context.get('cooperative_matrix')}")
+    for fmt in MATMUL_FORMATS:
+        for role in MATMUL_ROLES:
+            for variant in ("scalar", "coopmat") if coopmat else ("scalar",):
+                runs = r.benchmark(rf"matmul/{fmt}/{variant}/{role}:[0-9x]+/tokens:512")
+                if not runs:
+                    r.missing(f"matmul {fmt} {variant}, {role}, 512 tokens: TFLOP/s", "kernels", "no result")
+                    continue
+                shape = re.search(r":([0-9]+x[0-9]+)/", runs[0]["name"]).group(1)
+                lo, med, hi = spread_of([b["GFLOP/s"] / 1000 for b in runs])
+                share = f", {pct(med / peak)} of the {peak:.0f} TFLOP/s f16 peak" if peak else ""
+                target, verdict = "", None
+                if variant == "coopmat":
+                    target, verdict = "≥ 100 (H100/H200)", "meets" if med >= 100 else "below target"
+                r.add(f"matmul {fmt} {variant}, {role} {shape}, 512 tokens: TFLOP/s", "kernels",
+                      f"{num(med)}{share}", f"{num(lo)} – {num(hi)}", target, verdict, len(runs))
+
+
+def run_of(r, ident):
+    path = os.path.join(r.results, ident + ".json")
+    if not os.path.exists(path):
+        return None
+    runs = load(path).get("runs", [])
+    return runs[0] if runs and runs[0].get("status") == "ok" else None
+
+
+def decode_figures(r, models, details):
+    for model in models:
+        ident = f"decode-{model}"
+        run = run_of(r, ident)
+        if not run:
+            r.missing(f"decode {model} q4_k: tok/s and roofline share", ident, "the run failed")
+            continue
+        tok = run["summary"]["decode.tok_s"]
+        share = run["derived"].get("decode_roofline_share")
+        scale = share / tok["median"] if share else None
+        r.add(f"decode {model} q4_k: tokens/s", ident, num(tok["median"]),
+              f"{num(tok['min'])} – {num(tok['max'])}", n=tok["n"])
+        if scale:
+            med = share
+            r.add(f"decode {model} q4_k: share of the roofline (copy bandwidth / weight bytes per token)",
+                  ident, pct(med), f"{pct(tok['min'] * scale)} – {pct(tok['max'] * scale)}",
+                  "≥ 50% (then 80%)", "meets" if med >= 0.5 else "below target", tok["n"])
+        per_token = run["derived"]["counters_per_token"]["decode"]
+        tokens = run["samples"][-1]["decode"]["tokens"] or 1
+        ms = {k: run["summary"][f"decode.{k}_ms"]["median"] / tokens for k in ("wall", "gpu_busy", "gap")
+              if f"decode.{k}_ms" in run["summary"]}
+        details.append((model, per_token, ms, run["model"]["weight_bytes_per_token"]))
+
+
+def prefill_figure(r, model):
+    ident = f"prefill-{model}"
+    run = run_of(r, ident)
+    figure = f"prefill {model} q4_k, 512 tokens through matmul (one chunk): TFLOP/s = 2 x parameters x 512 / GPU time"
+    if not run:
+        r.missing(figure, ident, "the run failed")
+        return
+    busy = run["summary"]["prefill.gpu_busy_ms"]
+    tokens = run["config"]["prompt_tokens"]
+    # Parameters from the bytes one token reads: all Q4_K but the norms (float32, under 0.1%).
+    params = run["model"]["weight_bytes_per_token"] / Q4_K_BYTES_PER_WEIGHT
+    tflops = lambda ms: 2.0 * params * tokens / (ms * 1e-3) / 1e12
+    coop = r.context.get("cooperative_matrix", "")
+    r.add(figure + f" (cooperative matrix: {coop})", ident, num(tflops(busy["median"])),
+          f"{num(tflops(busy['max']))} – {num(tflops(busy['min']))}", "≥ 100 with coopmat (H100/H200)",
+          "meets" if tflops(busy["median"]) >= 100 else "below target", busy["n"])
+
+
+def markdown(r, details, models):
+    c = r.context
+    out = ["# Performance record", "",
+           "Written by `scripts/performance` from the JSON outputs of one run; do not edit by hand. "
+           "Rerun it when a kernel changes (`scripts/performance --device D`). Medians over the "
+           "repetitions, spread = min – max; kernel times are GPU time from timestamp queries.", ""]
+    if r.cpu:
+        out += ["> **These figures are from the CPU device (lavapipe), not a GPU.** The kernel benchmarks "
+                "ran their small shapes (" + c.get("shapes_note", "") + ") and the models are the tiny "
+                "presets (" + ", ".join(models) + "); the targets are GPU targets and do not apply. "
+                "They were taken on a machine whose 2 cores other builds were sharing, so they are noisy; "
+                "they show that the pipeline runs end to end, not how fast the kernels are. "
+                "The GPU figures come from the lead's run of this script on the H100/H200.", ""]
+    out += ["| | |", "|---|---|",
+            f"| device | {c.get('device')} ({c.get('device_type')}) |",
+            f"| driver | {c.get('driver')} (version {c.get('driver_version')}), Vulkan {c.get('vulkan_api')} |",
+            f"| copy bandwidth (roofline) | {c.get('copy_bandwidth_gbps')} GB/s: {c.get('copy_bandwidth_detail')} |",
+            f"| cooperative matrix | {c.get('cooperative_matrix')} |",
+            f"| phasebench | {c.get('phasebench_commit')} ({c.get('phasebench_build')}) |",
+            f"| kernel inputs | {c.get('rotation')} |",
+            f"| date | {c.get('date', datetime.date.today().isoformat())} |", ""]
+    out += ["## Figures", "",
+            "| Figure | Device | Driver | Command | Median | Spread (min – max) | n | Target | Verdict |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for figure, command, median, spread, n, target, verdict in r.rows:
+        out.append(f"| {figure} | {c.get('device')} | {c.get('driver')} | [`{command}`](#commands) | {median} | "
+                   f"{spread} | {n if n else ''} | {target} | {verdict} |")
+    out += ["", "## Decode: what stands between the figure and the roofline (per token)", "",
+            "| model | weight bytes read | dispatches | barriers | submits | host waits | GPU busy ms | wall ms | CPU + submit gap ms |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for model, pt, ms, wbytes in details:
+        out.append(f"| {model} | {wbytes / 1e6:.1f} MB | {pt['dispatches']:.1f} | {pt['barrier_commands']:.1f} | "
+                   f"{pt['submits']:.1f} | {pt['host_waits']:.1f} | {ms.get('gpu_busy', math.nan):.3f} | "
+                   f"{ms.get('wall', math.nan):.3f} | {ms.get('gap', math.nan):.3f} |")
+    out += ["", "## Commands", "", "Run from the repository root by `scripts/performance`; the exit status in brackets.", ""]
+    for ident, (status, command) in r.commands.items():
+        out.append(f"- `{ident}` [{status}]: `{command}`")
+    return "\n".join(out + USAGE)
+
+
+# How to read and rerun the kernel benchmarks: the same on every device, so kept here verbatim.
+USAGE = """
+## phasebench-kernels
+
+`build/kernels/bench/phasebench-kernels [--device D] [--validate] [Google Benchmark flags]`
+runs one benchmark per kernel x format x variant x shape, named so that `--benchmark_filter`
+(a regular expression) picks any slice:
+
+| family | names |
+|---|---|
+| DMMV | `dmmv/{f16,q8_0,q4_k,q6_k}/{spec,shared:32,shared:64}/{attn,ffn_down,ffn_up,lm_head}:RxC/num_cols:{1,2,4,...,64}` (shared:32 up to 32) |
+| matmul | `matmul/{f16,q8_0,q4_k,q6_k}/{scalar,coopmat}/ROLE:RxC/tokens:{128,512}` (coopmat where the device and build have it) |
+| attention | `attn_decode/h32kv8d128/ctx:{512,4096,32768}`, `attn_prefill/h32kv8d128/tokens:512` |
+| element-wise | `rmsnorm/n:4096/cols:{1,512}`, `qk_norm_rope/h32kv8d128/cols:{1,512}`, `glu/n:14336/cols:{1,512}`, `argmax/vocab:151936/cols:1` |
+
+Shapes are rows x cols = outputs x inputs of the 8B presets (4096x4096, 4096x14336, 14336x4096,
+the LM head 151936x4096). On the CPU device the same names carry small shapes (the context's
+`shapes` is `cpu-small` and every entry's label says so). Google Benchmark appends
+`/manual_time` to every name.
+
+- **Time** is GPU time from timestamp queries (`UseManualTime`): each timed command buffer holds
+  back-to-back invocations, one per rotation copy of the inputs (a global barrier after each
+  dispatch, as the engine's default schedule), and the reported time is per invocation. The
+  copies total at least 512 MiB on a GPU so that no last-level cache holds the weights.
+  Weights, activations and KV cache are synthetic and non-zero, generated on the device.
+- **Counters** come from each kernel's bytes and FLOPs model (kernels/bench/kernel_cost.h):
+  `GB/s`, `GFLOP/s`, `bytes_per_second`, and `roofline` = achieved GB/s / the copy bandwidth
+  measured at start (in the context, with device, driver and phasebench commit). `copies` is the
+  rotation depth.
+- **Flags**: `--benchmark_filter`, `--benchmark_repetitions`, `--benchmark_min_time` (seconds),
+  `--benchmark_format=json`, `--benchmark_out=F` and the rest work as in Google Benchmark;
+  `--device D` and `--validate` are phasebench's. Exit status 0, 1 when a benchmark failed (its
+  `error_message` says why), 2 for bad usage. The warning that the library "was built as DEBUG"
+  is about Debian's libbenchmark, not the kernels, and does not affect GPU time.
+- **Comparing two builds**: the JSON is Google Benchmark's own, so its compare tool works on it.
+  From the Google Benchmark sources (`git clone https://github.com/google/benchmark`, then
+  `pip install -r benchmark/tools/requirements.txt`):
+  `benchmark/tools/compare.py benchmarks A.json B.json` for two runs, or
+  `benchmark/tools/compare.py filters kernels.json 'num_cols:1/' 'num_cols:8/'` within one.
+  Run with `--benchmark_repetitions=5` or more so it can test the difference (Mann-Whitney U).
+""".splitlines()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", required=True, help="folder scripts/performance wrote")
+    parser.add_argument("--out", required=True, help="markdown file to write")
+    args = parser.parse_args()
+    try:
+        r = Report(args.results)
+    except (OSError, ValueError, KeyError) as e:
+        print(f"performance_report: cannot read the results in {args.results}: {e}", file=sys.stderr)
+        return 2
+    models = sorted(i.removeprefix("decode-") for i in r.commands if i.startswith("decode-"))
+    details = []
+    dmmv_figures(r)
+    decode_figures(r, models, details)
+    for ident in r.commands:
+        if ident.startswith("prefill-"):
+            prefill_figure(r, ident.removeprefix("prefill-"))
+    matmul_figures(r)
+    with open(args.out, "w") as f:
+        f.write(markdown(r, details, models))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+// phasebench-kernels as a user and Google Benchmark's compare tool meet it: a few small
+// benchmarks on the default device (the CPU device, with its small shapes, in the test
+// environment), their JSON, counters and context, and the exit statuses of bad usage.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <string>
+
+namespace {
+
+struct Result {
+  int status;
+  std::string out;
+};
+
+Result run(const std::string& args, const char* stderr_to = "2>&1") {
+  const std::string command = std::string(PHASEBENCH_KERNELS_BINARY) + " " + args + " " + stderr_to;
+  Result r{-1, ""};
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buffer;
+  size_t n;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
+  const int raw = pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
+}
+
+// The smallest benchmark of each family the test covers; the shapes are matched loosely so
+// the same filter picks the model shapes on a GPU.
+const char* kFilter =
+    "^(dmmv/q4_k/(spec|shared:64)/attn:[0-9x]+/num_cols:1|dmmv/q8_0/spec/attn:[0-9x]+/num_cols:8|"
+    "rmsnorm/n:[0-9]+/cols:1|argmax/vocab:[0-9]+/cols:1|attn_decode/[a-z0-9]+/ctx:512)/";
+constexpr size_t kExpectedBenchmarks = 6;
+
+// One run for the whole binary: the device opens and the bandwidth probe runs once.
+const nlohmann::json& bench_json() {
+  static const nlohmann::json json = [] {
+    const Result r = run(std::string("--benchmark_filter='") + kFilter +
+                             "' --benchmark_min_time=0.01 --benchmark_repetitions=2 --benchmark_format=json",
+                         "2>/dev/null");
+    EXPECT_EQ(r.status, 0) << r.out;
+    return nlohmann::json::parse(r.out, nullptr, false);
+  }();
+  return json;
+}
+
+bool positive_finite(const nlohmann::json& v) {
+  return v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() > 0;
+}
+
+// Bytes one DMMV invocation moves by the model: weights in their format, x and y in float32.
+double dmmv_bytes(const std::string& name) {
+  std::smatch m;
+  const std::regex shape("dmmv/([a-z0-9_]+)/[^/]+/[a-z_]+:([0-9]+)x([0-9]+)/num_cols:([0-9]+)/");
+  if (!std::regex_search(name, m, shape)) return 0;
+  const double rows = std::stod(m[2]), cols = std::stod(m[3]), ncols = std::stod(m[4]);
+  const double bytes_per_weight = m[1] == "q4_k" ? 144.0 / 256 : m[1] == "q8_0" ? 34.0 / 32 : 0;
+  return rows * cols * bytes_per_weight + 4 * ncols * (rows + cols);
+}
+
+TEST(BenchCli, RunsTheFilteredBenchmarksWithGpuTimeAndCounters) {
+  const nlohmann::json& j = bench_json();
+  ASSERT_FALSE(j.is_discarded()) << "the output is not JSON";
+  const nlohmann::json& context = j.at("context");
+  const double copy_gbps = std::stod(context.at("copy_bandwidth_gbps").get<std::string>());
+  ASSERT_GT(copy_gbps, 0);
+
+  std::set<std::string> names;
+  for (const auto& b : j.at("benchmarks")) {
+    if (b.at("run_type") != "iteration") continue;
+    const std::string name = b.at("name");
+    names.insert(name);
+    EXPECT_FALSE(b.contains("error_occurred") && b["error_occurred"].get<bool>()) << name << ": " << b;
+    EXPECT_EQ(b.at("time_unit"), "us") << name;
+    EXPECT_TRUE(positive_finite(b.at("real_time"))) << name << ": manual (GPU) time " << b["real_time"];
+    for (const char* counter : {"GB/s", "GFLOP/s", "roofline", "bytes_per_second"}) {
+      EXPECT_TRUE(b.contains(counter) && positive_finite(b[counter])) << name << ": counter " << counter;
+    }
+    if (!b.contains("GB/s") || !b.contains("roofline")) continue;
+    // The roofline share is the achieved bandwidth over the context's copy bandwidth (printed
+    // to 0.1 GB/s, hence the tolerance).
+    EXPECT_NEAR(b["roofline"].get<double>(), b["GB/s"].get<double>() / copy_gbps,
+                0.02 * b["roofline"].get<double>())
+        << name;
+    // GB/s is the bytes model over the GPU time of one invocation.
+    if (const double bytes = dmmv_bytes(name); bytes > 0) {
+      const double measured = b["GB/s"].get<double>() * 1e9 * b["real_time"].get<double>() * 1e-6;
+      EXPECT_NEAR(measured, bytes, 0.01 * bytes) << name;
+    }
+    if (context.at("device_type") == "cpu") {
+      EXPECT_EQ(b.value("label", ""), "cpu-small shapes") << name;
+    }
+  }
+  EXPECT_EQ(names.size(), kExpectedBenchmarks) << j.at("benchmarks").dump(1);
+  const std::regex filter(kFilter);
+  for (const auto& name : names) EXPECT_TRUE(std::regex_search(name, filter)) << name;
+}
+
+TEST(BenchCli, WritesRepetitionAggregatesForTheCompareTool) {
+  const nlohmann::json& j = bench_json();
+  ASSERT_FALSE(j.is_discarded());
+  size_t medians = 0;
+  for (const auto& b : j.at("benchmarks")) {
+    if (b.at("run_type") == "aggregate" && b.at("aggregate_name") == "median") {
+      ++medians;
+      EXPECT_TRUE(positive_finite(b.at("real_time"))) << b;
+    }
+  }
+  EXPECT_EQ(medians, kExpectedBenchmarks);
+}
+
+TEST(BenchCli, ContextNamesTheDeviceDriverBandwidthAndBuild) {
+  const nlohmann::json& j = bench_json();
+  ASSERT_FALSE(j.is_discarded());
+  const nlohmann::json& c = j.at("context");
+  for (const char* key : {"device", "device_type", "driver", "copy_bandwidth_gbps", "phasebench_commit",
+                          "shapes", "rotation", "timing"}) {
+    EXPECT_TRUE(c.contains(key) && c[key].is_string() && !c[key].get<std::string>().empty()) << key;
+  }
+  if (c.value("device_type", "") == "cpu") {
+    EXPECT_EQ(c.value("shapes", ""), "cpu-small");
+  }
+}
+
+// The benchmarks' own command buffers (rotation, batching, barriers) under the Khronos
+// validation layer with synchronization validation: a report fails the benchmark and exits 1.
+TEST(BenchCli, BenchmarksAreValidationClean) {
+  const Result r =
+      run("--validate --benchmark_filter='^(rmsnorm/n:[0-9]+/cols:1|attn_decode/[a-z0-9]+/ctx:4096|"
+          "dmmv/q6_k/shared:32/attn:[0-9x]+/num_cols:2)/' --benchmark_min_time=0.01");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("validation: on"), std::string::npos) << r.out;
+}
+
+TEST(BenchCli, BadUsageExitsWithStatus2) {
+  Result r = run("--device");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--device needs a value"), std::string::npos) << r.out;
+  r = run("--no-such-flag");
+  EXPECT_EQ(r.status, 2) << r.out;
+  r = run("--device 99 --benchmark_filter=none");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("no device with that index"), std::string::npos) << r.out;
+}
+
+TEST(BenchCli, HelpNamesItsOwnAndGoogleBenchmarkFlags) {
+  const Result r = run("--help");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("--device"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--benchmark_filter"), std::string::npos) << r.out;
+}
+
+}  // namespace
