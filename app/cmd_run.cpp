@@ -27,6 +27,10 @@ struct RunCommand {
 
 // The CPU reference's tokens for the run; throws CheckFailure when the GPU's disagree.
 void check_against_reference(const RunConfig& config, const ModelConfig& model, const Fingerprint& gpu) {
+  if (!config.gguf.empty()) {
+    throw UsageError("--reference recomputes the synthetic weights of a preset; it cannot check a --gguf "
+                     "model (export-gguf's files load back to the same output, which the tests check)");
+  }
   const auto plan = plan_tensors(model, config.weights);
   if (plan_bytes(plan) > (256ull << 20)) {
     throw UsageError("--reference runs the CPU reference forward, which is sized for the tiny-* "

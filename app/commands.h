@@ -22,6 +22,7 @@ void add_gate_command(CLI::App& app, Action& action);
 void add_ab_command(CLI::App& app, Action& action);
 void add_cycle_commands(CLI::App& app, Action& action);  // cycle record, cycles, history
 void add_chart_commands(CLI::App& app, Action& action);  // chart, report (plots/ in Python)
+void add_gguf_commands(CLI::App& app, Action& action);   // gguf-info, export-gguf
 // The gate flags `gate`, `ab` and `cycle record` share, and how they print a report.
 void add_gate_flags(CLI::App& command, gate::GateFlags& flags);
 void print_gate_report(const gate::GateReport& report, bool json, bool brief);

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   pb::app::add_ab_command(app, action);
   pb::app::add_cycle_commands(app, action);
   pb::app::add_chart_commands(app, action);
+  pb::app::add_gguf_commands(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -14,6 +14,7 @@ struct AxisFlag {
 
 constexpr AxisFlag kAxisFlags[] = {
     {"--model", "model", false, "Model preset (tiny-dense, tiny-llama, llama3-8b, qwen3-8b, ...)"},
+    {"--gguf", "gguf", false, "A GGUF model file (llama, qwen3, qwen3moe, qwen35moe, gemma3) instead of a preset"},
     {"--weights", "weights", false, "Weight formats: q4_k_m (default mix), f32, f16, q8_0, q4_k, q6_k"},
     {"--prompt", "prompt_tokens", true, "Prompt tokens"},
     {"--decode", "decode_tokens", true, "Decode tokens"},
@@ -38,6 +39,8 @@ void RunOptions::add_to(CLI::App& command) {
   command.add_flag("--double-buffer", double_buffer, "Record command buffer N+1 while the GPU runs N");
   command.add_flag("--skip-dead-work", skip_dead_work,
                    "Skip work whose results are never read for non-terminal prompt tokens");
+  command.add_flag("--no-coopmat", no_coopmat,
+                   "Matmul prefill without cooperative matrix even where the device has it");
   command.add_option("--warmup", rule.warmup, "Warm-up repetitions (discarded)");
   command.add_option("--min", rule.min, "Minimum measured repetitions");
   command.add_option("--max", rule.max, "Maximum measured repetitions");
@@ -67,6 +70,7 @@ RunConfig RunOptions::config() const {
   }
   c.double_buffer = double_buffer;
   c.forward.skip_dead_work = skip_dead_work;
+  c.forward.allow_coopmat = !no_coopmat;
   return c;
 }
 

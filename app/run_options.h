@@ -15,6 +15,7 @@ struct RunOptions {
   std::map<std::string, std::string> axes;  // axis key -> value as typed
   bool double_buffer = false;
   bool skip_dead_work = false;
+  bool no_coopmat = false;
   stats::StoppingRule rule{1, 5, 20, 0.02, 30.0};
   int repetitions = 0;  // --repetitions N: exactly N measured (min = max = N)
 

@@ -12,18 +12,10 @@
 #include "harness/build_info.h"
 #include "harness/errors.h"
 #include "results/host_info.h"
+#include "results/metric_summary.h"
 
 namespace pb {
 namespace {
-
-std::string utc_now() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
 
 }  // namespace
 
@@ -36,7 +28,7 @@ nlohmann::json tool_info() {
 
 ResultFile::ResultFile(nlohmann::json device, nlohmann::json scenario) {
   doc_ = {{"schema", kResultSchema},
-          {"created", utc_now()},
+          {"created", utc_timestamp()},
           {"tool", tool_info()},
           {"device", std::move(device)},
           {"host", host_info()},

@@ -1,7 +1,9 @@
 #include "scenarios/model_session.h"
 
 #include <algorithm>
+#include <optional>
 
+#include "engine/model/gguf_model.h"
 #include "engine/model/presets.h"
 #include "engine/ops/attention_decode_op.h"
 #include "harness/device.h"
@@ -21,7 +23,8 @@ uint64_t splitmix(uint64_t x) {
 }  // namespace
 
 ModelConfig model_config_for(const RunConfig& config) {
-  if (!config.gguf.empty()) throw UsageError("GGUF models are not loadable yet: " + config.gguf);
+  // Opening plans and checks every tensor, so a file phasebench cannot run fails before the device.
+  if (!config.gguf.empty()) return GgufModel::open(config.gguf).config();
   return preset(config.model);
 }
 
@@ -54,15 +57,20 @@ ModelSession::ModelSession(Device& device, PipelineSet& pipelines, Transfer& tra
     : config_(model_config_for(run)), transfer_(transfer) {
   ActivationSizes aligned = sizes;
   aligned.routing_alignment = std::max<uint64_t>(device.info().min_storage_buffer_offset_alignment, 16);
-  auto plan = plan_tensors(config_, run.weights);
+  // A GGUF file brings its own tensor formats (run.weights is for synthetic weights only).
+  std::optional<GgufModel> gguf;
+  if (!run.gguf.empty()) gguf.emplace(GgufModel::open(run.gguf));
+  auto plan = gguf ? gguf->plan() : plan_tensors(config_, run.weights);
   const uint64_t weight_bytes = plan_bytes(plan);
   const uint64_t activation_bytes = Activations::bytes_needed(config_, aligned);
-  require_device_memory(device, "model '" + config_.name + "' with " + run.weights.name() + " weights",
+  const std::string weights_name = gguf ? "GGUF (" + run.gguf + ")" : run.weights.name();
+  require_device_memory(device, "model '" + config_.name + "' with " + weights_name + " weights",
                         weight_bytes + activation_bytes,
                         "weights " + std::to_string(weight_bytes) + " bytes, KV cache and activations " +
                             std::to_string(activation_bytes) + " bytes");
   weights_ = std::make_unique<ModelWeights>(
-      ModelWeights::synthetic(device, pipelines, transfer, config_, std::move(plan), run.seed));
+      gguf ? gguf->upload(device, transfer)
+           : ModelWeights::synthetic(device, pipelines, transfer, config_, std::move(plan), run.seed));
   activations_ = std::make_unique<Activations>(device, config_, aligned);
   // Defined contents: nothing ever reads an unwritten byte, and the fingerprint outputs start
   // known.

@@ -44,7 +44,7 @@ class ModelSession {
   std::unique_ptr<Activations> activations_;
 };
 
-// The model config of a run (preset now; GGUF metadata later).
+// The model config of a run: the preset's, or the GGUF file's metadata.
 ModelConfig model_config_for(const RunConfig& config);
 
 // A deterministic prompt: token ids from a counter-based hash of (seed, position).

@@ -1,5 +1,7 @@
 #include "scenarios/run_config.h"
 
+#include <filesystem>
+
 #include "harness/errors.h"
 
 namespace pb {
@@ -40,7 +42,7 @@ const std::vector<std::string>& axis_keys() {
   static const std::vector<std::string> keys = {
       "model",  "weights",     "prompt_tokens", "decode_tokens",  "seed",
       "submit", "prefill",     "num_cols",      "chunk_cols",     "barriers",
-      "double_buffer", "skip_dead_work", "descriptors", "profile", "subgroup"};
+      "double_buffer", "skip_dead_work", "descriptors", "profile", "subgroup", "coopmat"};
   return keys;
 }
 
@@ -59,8 +61,14 @@ nlohmann::json to_json(const RunConfig& c) {
                       {"skip_dead_work", c.forward.skip_dead_work},
                       {"descriptors", std::string(descriptor_mode_name(c.descriptors))},
                       {"profile", std::string(profile_density_name(c.profile))},
-                      {"subgroup", subgroup_name(c.subgroup)}};
-  if (!c.gguf.empty()) j["gguf"] = c.gguf;
+                      {"subgroup", subgroup_name(c.subgroup)},
+                      {"coopmat", c.forward.allow_coopmat}};
+  if (!c.gguf.empty()) {
+    // The weights and the model come from the file, not from the preset and weight axes.
+    j["gguf"] = c.gguf;
+    j["model"] = std::filesystem::path(c.gguf).stem().string();
+    j["weights"] = "gguf";
+  }
   return j;
 }
 
@@ -99,6 +107,8 @@ void apply_axis(RunConfig& c, const std::string& key, const nlohmann::json& v, c
     c.barriers = *p;
   } else if (key == "double_buffer") {
     c.double_buffer = as_bool(v, where);
+  } else if (key == "coopmat") {
+    c.forward.allow_coopmat = as_bool(v, where);
   } else if (key == "skip_dead_work") {
     c.forward.skip_dead_work = as_bool(v, where);
   } else if (key == "descriptors") {

@@ -4,30 +4,10 @@
 #include <map>
 
 #include "harness/stats/descriptive.h"
-#include "harness/stats/median_ci.h"
+#include "results/metric_summary.h"
 
 namespace pb {
 namespace {
-
-nlohmann::json summarize(const std::vector<double>& values) {
-  nlohmann::json s = {{"n", values.size()},
-                      {"median", stats::median(values)},
-                      {"mean", stats::mean(values)},
-                      {"min", stats::min(values)},
-                      {"max", stats::max(values)},
-                      {"q1", stats::quantile(values, 0.25)},
-                      {"q3", stats::quantile(values, 0.75)}};
-  if (const auto ci = stats::median_ci(values)) {
-    s["ci_low"] = ci->lower;
-    s["ci_high"] = ci->upper;
-    s["ci_coverage"] = ci->coverage;
-  } else {
-    s["ci_low"] = nullptr;  // too few samples for a 95% interval of the median
-    s["ci_high"] = nullptr;
-    s["ci_coverage"] = nullptr;
-  }
-  return s;
-}
 
 nlohmann::json stage_json(const StageSample& s) {
   nlohmann::json j = {{"tokens", s.tokens},       {"wall_ms", s.wall_ms},     {"record_ms", s.record_ms},
@@ -109,7 +89,7 @@ nlohmann::json to_json(const RunRecord& r, double copy_bandwidth_gbps) {
   for (const auto& [name, values] : by_metric) {
     // A metric present in only some repetitions (a phase that sometimes rounds to zero) is
     // summarized over the repetitions that have it.
-    summary[name] = summarize(values);
+    summary[name] = metric_summary(values);
   }
   j["summary"] = summary;
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "engine/ops/row_slices.h"
 #include "harness/errors.h"
 #include "kernels/registry.h"
 
@@ -27,16 +28,6 @@ std::vector<std::pair<uint32_t, uint32_t>> column_pieces(uint32_t ncols, NumCols
   return pieces;
 }
 
-// Rows per slice so that a slice's bytes fit the binding range and its offset stays aligned.
-uint32_t rows_per_slice(uint64_t row_bytes, uint32_t rows, const BindingLimits& limits) {
-  if (row_bytes * rows <= limits.max_range) return rows;
-  const uint64_t step = limits.offset_alignment / std::gcd(row_bytes, limits.offset_alignment);
-  uint64_t fit = limits.max_range / row_bytes;
-  fit -= fit % step;
-  if (fit == 0) throw UsageError("a single weight row exceeds the device's maxStorageBufferRange");
-  return static_cast<uint32_t>(fit);
-}
-
 }  // namespace
 
 const char* dmmv_kernel_name(WeightFormat format) {
@@ -50,8 +41,19 @@ const char* dmmv_kernel_name(WeightFormat format) {
   return "?";
 }
 
+DmmvTuning default_dmmv_tuning(WeightFormat format) {
+  switch (format) {
+    case WeightFormat::Q4_K: return {64, 2};
+    case WeightFormat::Q6_K: return {128, 1};
+    default: return {64, 1};
+  }
+}
+
 std::vector<Op> dmmv_ops(const ProjectionProblem& p, NumColsMode mode, const BindingLimits& limits,
-                         const DmmvTuning& tuning) {
+                         const DmmvTuning& requested) {
+  const DmmvTuning defaults = default_dmmv_tuning(p.format);
+  const DmmvTuning tuning{requested.threads ? requested.threads : defaults.threads,
+                          requested.rows ? requested.rows : defaults.rows};
   const uint64_t rb = row_bytes(p.format, p.cols);  // throws on a misfit cols
   if (p.x_stride % 4 != 0 || p.x_stride < p.cols || p.y_stride < p.rows) {
     throw UsageError("dmmv: x_stride must be a multiple of 4 and >= cols, y_stride >= rows");

@@ -12,8 +12,12 @@ constexpr WeightFormat kFormats[] = {WeightFormat::F16, WeightFormat::Q8_0, Weig
                                      WeightFormat::Q6_K};
 constexpr NumColsMode kModes[] = {{false, 64}, {true, 32}, {true, 64}};
 
+// Workgroup shapes the tuning benchmarks try: (threads, rows per workgroup).
+constexpr std::pair<uint32_t, uint32_t> kTunings[] = {{32, 1},  {64, 1},  {64, 2},  {64, 4},  {128, 1},
+                                                      {128, 2}, {128, 4}, {256, 1}, {256, 2}};
+
 BenchCase dmmv_case(BenchEnv& env, WeightFormat format, const ProjectionShape& shape, NumColsMode mode,
-                    uint32_t ncols) {
+                    uint32_t ncols, DmmvTuning tuning = {}) {
   BenchCase c;
   auto weights = env.weights().get(env.device(), env.pipelines(), format, shape.rows, shape.cols);
   c.resources.push_back(weights);
@@ -33,7 +37,7 @@ BenchCase dmmv_case(BenchEnv& env, WeightFormat format, const ProjectionShape& s
                               shape.cols,
                               shape.rows,
                               false};
-    const auto ops = dmmv_ops(p, mode, limits);
+    const auto ops = dmmv_ops(p, mode, limits, tuning);
     c.round.insert(c.round.end(), ops.begin(), ops.end());
   }
   c.invocations = static_cast<uint32_t>(weights->copies.size());
@@ -54,6 +58,22 @@ void register_dmmv_benchmarks(GpuBenchmarks& benchmarks) {
           const std::string name = "dmmv/" + std::string(format_name(format)) + "/" + mode.name() + "/" +
                                    shape.name() + "/num_cols:" + std::to_string(ncols);
           benchmarks.add(name, [=](BenchEnv& env) { return dmmv_case(env, format, shape, mode, ncols); });
+        }
+      }
+    }
+  }
+  // The workgroup shape the DMMV defaults to is a choice per device: these time the spec kernel
+  // at one and eight columns under each candidate (dmmv_tuning/..., filter them in or out).
+  for (const WeightFormat format : kFormats) {
+    for (const ProjectionShape& shape : benchmarks.env().shapes().projections) {
+      for (const uint32_t ncols : {1u, 8u}) {
+        for (const auto& [threads, rows] : kTunings) {
+          const std::string name = "dmmv_tuning/" + std::string(format_name(format)) + "/" + shape.name() +
+                                   "/num_cols:" + std::to_string(ncols) + "/threads:" + std::to_string(threads) +
+                                   "/rows:" + std::to_string(rows);
+          benchmarks.add(name, [=](BenchEnv& env) {
+            return dmmv_case(env, format, shape, NumColsMode{false, 64}, ncols, DmmvTuning{threads, rows});
+          });
         }
       }
     }

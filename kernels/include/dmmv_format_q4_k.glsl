@@ -2,55 +2,59 @@
 // slot geometry and the weight binding (included before the body, with
 // DMMV_FORMAT_DECLARATIONS_ONLY defined), then accumulate_slot() (included after it; the body
 // declares acc, pc, x_at and active_cols).
+//
+// A block is 144 bytes = 9 uvec4: the first holds d, dmin and the 12 bytes of packed 6-bit
+// scales and mins; the other 8 hold 128 bytes of nibbles. A slot is 32 weights: 16 bytes of
+// nibbles (one uvec4 load) of a 64-weight group j, their low nibbles in sub-block 2j and their
+// high nibbles in 2j+1. The weights are dequantized once per slot and then dotted with every
+// column, so the per-column cost is a load and a dot per 4 weights.
 #ifdef DMMV_FORMAT_DECLARATIONS_ONLY
-#define WEIGHTS_PER_SLOT 16
-#define SLOTS_PER_BLOCK 16
+#define WEIGHTS_PER_SLOT 32
+#define SLOTS_PER_BLOCK 8
 #define BLOCKS_PER_ROW(cols) ((cols) / 256)
 
-layout(binding = 0) readonly buffer W { uint w[]; };  // 36 words per block
+layout(binding = 0) readonly buffer W { uvec4 w[]; };  // 9 uvec4 per block
 
-// Scale and min of sub-block `is` (ggml's get_scale_min_k4) from the three scale words.
-void scale_min(uint is, uvec3 s, out float sc, out float m) {
-  // Byte k of the 12 scale bytes.
-#define SBYTE(k) ((s[(k) >> 2] >> (8 * ((k) & 3))) & 0xffu)
-  if (is < 4) {
-    sc = float(SBYTE(is) & 63u);
-    m = float(SBYTE(is + 4) & 63u);
-  } else {
-    sc = float((SBYTE(is + 4) & 0xfu) | ((SBYTE(is - 4) >> 6) << 4));
-    m = float((SBYTE(is + 4) >> 4) | ((SBYTE(is) >> 6) << 4));
+uint q4k_byte(uint word, uint i) { return (word >> (8u * i)) & 0xffu; }
+
+// Scale and min of sub-block `is` (ggml's get_scale_min_k4) from the header words; shifts
+// only, so no dynamic vector indexing (which compilers may put in local memory).
+vec2 q4k_scale_min(uint is, uvec4 header) {
+  if (is < 4u) {
+    return vec2(float(q4k_byte(header.y, is) & 63u), float(q4k_byte(header.z, is) & 63u));
   }
-#undef SBYTE
+  const uint i = is - 4u;
+  const uint packed = q4k_byte(header.w, i);
+  return vec2(float((packed & 0xfu) | ((q4k_byte(header.y, i) >> 6) << 4)),
+              float((packed >> 4) | ((q4k_byte(header.z, i) >> 6) << 4)));
+}
+
+vec4 q4k_nibbles(uint word, uint shift) {
+  return vec4((word >> shift) & 0xfu, (word >> (shift + 8u)) & 0xfu, (word >> (shift + 16u)) & 0xfu,
+              (word >> (shift + 24u)) & 0xfu);
 }
 #else
 void accumulate_slot(uint r, uint row, uint block, uint slot) {
-  const uint base = (row * BLOCKS_PER_ROW(pc.cols) + block) * 36;
-  const vec2 dm = unpackHalf2x16(w[base]);
-  const uvec3 sc_words = uvec3(w[base + 1], w[base + 2], w[base + 3]);
-  const uint j = slot >> 2;            // group of 64 weights
-  const uint l0 = (slot & 3u) * 8;     // first byte within the group's 32
-  const uint q0 = w[base + 4 + j * 8 + (l0 >> 2)];
-  const uint q1 = w[base + 4 + j * 8 + (l0 >> 2) + 1];
-  float sc_lo, m_lo, sc_hi, m_hi;
-  scale_min(2 * j, sc_words, sc_lo, m_lo);
-  scale_min(2 * j + 1, sc_words, sc_hi, m_hi);
-  const vec4 lo_a = vec4(q0 & 0xfu, (q0 >> 8) & 0xfu, (q0 >> 16) & 0xfu, (q0 >> 24) & 0xfu);
-  const vec4 lo_b = vec4(q1 & 0xfu, (q1 >> 8) & 0xfu, (q1 >> 16) & 0xfu, (q1 >> 24) & 0xfu);
-  const vec4 hi_a = vec4((q0 >> 4) & 0xfu, (q0 >> 12) & 0xfu, (q0 >> 20) & 0xfu, (q0 >> 28) & 0xfu);
-  const vec4 hi_b = vec4((q1 >> 4) & 0xfu, (q1 >> 12) & 0xfu, (q1 >> 20) & 0xfu, (q1 >> 28) & 0xfu);
-  const float d_lo = dm.x * sc_lo, min_lo = dm.y * m_lo;
-  const float d_hi = dm.x * sc_hi, min_hi = dm.y * m_hi;
-  const uint k = block * 256 + j * 64 + l0;
+  const uint base = (row * BLOCKS_PER_ROW(pc.cols) + block) * 9;
+  const uvec4 header = w[base];
+  const uint j = slot >> 1;           // group of 64 weights
+  const uint half_ = slot & 1u;       // which 16 of its 32 bytes
+  const uvec4 q = w[base + 1 + j * 2 + half_];
+  const vec2 dm = unpackHalf2x16(header.x);
+  const vec2 lo = q4k_scale_min(2u * j, header) * dm;       // (d * scale, dmin * min)
+  const vec2 hi = q4k_scale_min(2u * j + 1u, header) * dm;
+  // Weight i of a byte's low nibble sits at 64j + 16 half + i, its high nibble 32 further.
+  const vec4 w0 = q4k_nibbles(q.x, 0u) * lo.x - lo.y, w1 = q4k_nibbles(q.y, 0u) * lo.x - lo.y;
+  const vec4 w2 = q4k_nibbles(q.z, 0u) * lo.x - lo.y, w3 = q4k_nibbles(q.w, 0u) * lo.x - lo.y;
+  const vec4 v0 = q4k_nibbles(q.x, 4u) * hi.x - hi.y, v1 = q4k_nibbles(q.y, 4u) * hi.x - hi.y;
+  const vec4 v2 = q4k_nibbles(q.z, 4u) * hi.x - hi.y, v3 = q4k_nibbles(q.w, 4u) * hi.x - hi.y;
+  const uint k = block * 256 + j * 64 + half_ * 16;
   const uint ncols = active_cols();
   for (int c = 0; c < NUM_COLS; ++c) {
     if (uint(c) >= ncols) break;
-    const vec4 xa = x_at(c, k), xb = x_at(c, k + 4);
-    const vec4 ya = x_at(c, k + 32), yb = x_at(c, k + 36);
-    const float q_lo = dot(lo_a, xa) + dot(lo_b, xb);
-    const float s_lo = dot(xa, vec4(1.0)) + dot(xb, vec4(1.0));
-    const float q_hi = dot(hi_a, ya) + dot(hi_b, yb);
-    const float s_hi = dot(ya, vec4(1.0)) + dot(yb, vec4(1.0));
-    acc[r * NUM_COLS + c] += d_lo * q_lo - min_lo * s_lo + d_hi * q_hi - min_hi * s_hi;
+    acc[r * NUM_COLS + c] += dot(w0, x_at(c, k)) + dot(w1, x_at(c, k + 4)) + dot(w2, x_at(c, k + 8)) +
+                             dot(w3, x_at(c, k + 12)) + dot(v0, x_at(c, k + 32)) + dot(v1, x_at(c, k + 36)) +
+                             dot(v2, x_at(c, k + 40)) + dot(v3, x_at(c, k + 44));
   }
 }
 #endif

@@ -2,7 +2,7 @@
 
 #include "harness/errors.h"
 #include "harness/stats/descriptive.h"
-#include "harness/stats/median_ci.h"
+#include "results/metric_summary.h"
 
 namespace pb::gate {
 
@@ -26,29 +26,9 @@ std::map<std::string, std::vector<double>> metric_values(const nlohmann::json& r
   return values;
 }
 
-nlohmann::json summarize(const std::vector<double>& values) {
-  nlohmann::json s = {{"n", values.size()},
-                      {"median", stats::median(values)},
-                      {"mean", stats::mean(values)},
-                      {"min", stats::min(values)},
-                      {"max", stats::max(values)},
-                      {"q1", stats::quantile(values, 0.25)},
-                      {"q3", stats::quantile(values, 0.75)}};
-  if (const auto ci = stats::median_ci(values)) {
-    s["ci_low"] = ci->lower;
-    s["ci_high"] = ci->upper;
-    s["ci_coverage"] = ci->coverage;
-  } else {
-    s["ci_low"] = nullptr;  // too few samples for a 95% interval of the median
-    s["ci_high"] = nullptr;
-    s["ci_coverage"] = nullptr;
-  }
-  return s;
-}
-
 nlohmann::json summarize_run(const nlohmann::json& run, const std::string& label) {
   nlohmann::json summary = nlohmann::json::object();
-  for (const auto& [name, values] : metric_values(run, label)) summary[name] = summarize(values);
+  for (const auto& [name, values] : metric_values(run, label)) summary[name] = metric_summary(values);
   return summary;
 }
 

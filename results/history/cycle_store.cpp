@@ -4,20 +4,12 @@
 #include <ctime>
 
 #include "harness/errors.h"
+#include "results/metric_summary.h"
 #include "results/gate/gate_json.h"
 #include "scenarios/stage_sample.h"
 
 namespace pb::history {
 namespace {
-
-std::string utc_now() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
 
 std::string text_at(const nlohmann::json& doc, const char* block, const char* key) {
   if (!doc.contains(block) || !doc[block].is_object() || !doc[block].contains(key)) return "";
@@ -83,7 +75,7 @@ CycleRow record_cycle(HistoryDb& db, const std::string& change, bool kept, const
                       const FileRecord& base, const FileRecord& cand) {
   const CycleOutcome outcome = summarize_cycle(report);
   CycleRow row;
-  row.recorded_at = utc_now();
+  row.recorded_at = utc_timestamp();
   row.change = change;
   row.metric = outcome.metric;
   row.base_value = outcome.base_value;

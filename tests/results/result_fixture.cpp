@@ -57,7 +57,8 @@ nlohmann::json make_run(const RunSpec& spec) {
                            {"skip_dead_work", false},
                            {"descriptors", "persistent"},
                            {"profile", "phase"},
-                           {"subgroup", "default"}};
+                           {"subgroup", "default"},
+                           {"coopmat", true}};
   config.update(spec.config_overrides);
   nlohmann::json samples = nlohmann::json::array();
   for (double tok_s : spec.tok_s) {

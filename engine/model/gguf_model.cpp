@@ -1,0 +1,47 @@
+#include "engine/model/gguf_model.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "engine/quant/weight_format.h"
+#include "harness/transfer.h"
+
+namespace pb {
+
+GgufModel GgufModel::open(const std::filesystem::path& path) {
+  gguf::GgufFile file = gguf::GgufFile::open(path);
+  GgufPlan plan = plan_gguf(file);
+  return GgufModel(std::move(file), std::move(plan));
+}
+
+ModelWeights GgufModel::upload(Device& device, Transfer& transfer) const {
+  ModelWeights weights = ModelWeights::allocate(device, plan_.config, plan_.specs);
+  for (size_t i = 0; i < weights.tensors().size(); ++i) {
+    const DeviceTensor& t = weights.tensors()[i];
+    const GgufTensorLayout& layout = plan_.layouts[i];
+    const std::span<const uint8_t> source = file_.tensor_data(file_.tensors()[plan_.sources[i]]);
+    const uint64_t bytes = t.spec.bytes();
+    if (layout.transform != GgufValueTransform::None) {
+      // An F32 vector (a norm or ssm_a: at most a few thousand floats) never fused with another.
+      std::vector<float> values(bytes / sizeof(float));
+      std::memcpy(values.data(), source.data(), bytes);
+      gguf_values_to_plan(layout.transform, values, layout.name);
+      transfer.upload_from<float>(t.buffer, 0, values);
+      continue;
+    }
+    const uint64_t row = row_bytes(t.spec.format, t.spec.cols);
+    transfer.upload_stream(t.buffer, 0, bytes, [&](std::span<uint8_t> chunk, VkDeviceSize at) {
+      for (uint64_t done = 0; done < chunk.size();) {
+        const GgufSpan span = gguf_source_span(layout, row, bytes, at + done);
+        const uint64_t n = std::min<uint64_t>(span.contiguous, chunk.size() - done);
+        if (span.offset + n > source.size()) throw std::logic_error("GGUF upload past " + layout.name);
+        std::memcpy(chunk.data() + done, source.data() + span.offset, n);
+        done += n;
+      }
+    });
+  }
+  return weights;
+}
+
+}  // namespace pb
