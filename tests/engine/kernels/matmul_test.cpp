@@ -23,6 +23,8 @@
 #include "engine/ops/matmul_op.h"
 #include "engine/quant/quantize.h"
 #include "engine/reference/matmul_ref.h"
+#include "kernels/registry.h"
+#include "harness/errors.h"
 #include "tests/support/gpu_test.h"
 
 namespace pb::test {
@@ -165,14 +167,30 @@ TEST_P(MatmulVsDmmvTest, AgreeOnTheSameInputs) {
 INSTANTIATE_TEST_SUITE_P(AllFormats, MatmulVsDmmvTest, ::testing::ValuesIn(kAllWeightFormats),
                          [](const auto& info) { return std::string(format_name(info.param)); });
 
-// The cooperative-matrix kernels, where the device and the build have them.
+// The cooperative-matrix kernels: against the reference where the device and the build have
+// them; elsewhere the engine must not choose them, and asking for an uncompiled one is an error
+// (never a silent fallback to the scalar kernel).
 class MatmulCoopmatTest : public GpuTest, public ::testing::WithParamInterface<MatmulCase> {};
 
-TEST_P(MatmulCoopmatTest, MatchesTheReference) {
+TEST_P(MatmulCoopmatTest, MatchesTheReferenceWhereAvailable) {
   const MatmulCase& p = GetParam();
   const MatmulChoice choice = choose_matmul(device().info(), p.format);
-  if (!choice.coopmat) GTEST_SKIP() << "no 16x16x16 f16 cooperative matrix here, or not compiled in";
+  const bool compiled = find_kernel(matmul_kernel_name(p.format, true)) != nullptr;
+  const bool available = compiled && has_coopmat_f16_16x16x16(device().info());
+  ASSERT_EQ(choice.coopmat, available);
   const Inputs in = random_inputs(p.format, p.rows, p.cols, p.tokens, 5 + p.tokens);
+  if (!available) {
+    if (!compiled) {
+      MatmulChoice forced = choice;
+      forced.coopmat = true;
+      EXPECT_THROW(run_on_gpu(in, p.format, p.rows, p.cols, p.tokens, p.accumulate,
+                              [&](const auto& problem) {
+                                return matmul_ops(problem, BindingLimits::of(device().info()), forced);
+                              }),
+                   UsageError);
+    }
+    return;
+  }
   const auto gpu = run_on_gpu(in, p.format, p.rows, p.cols, p.tokens, p.accumulate, [&](const auto& problem) {
     return matmul_ops(problem, BindingLimits::of(device().info()), choice);
   });
