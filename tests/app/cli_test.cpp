@@ -1,43 +1,31 @@
 // The command line as a user meets it: exit statuses and messages of `phasebench devices`.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/support/shell_command.h"
+
 namespace {
 
-struct Result {
-  int status;
-  std::string output;  // stdout and stderr together
-};
+using Result = pb::test::CommandResult;
 
 Result run(const std::string& args) {
-  const std::string command = std::string(PHASEBENCH_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  Result r{-1, ""};
-  if (!pipe) return r;
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.output.append(buffer.data(), n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
+  return pb::test::run_command(std::string(PHASEBENCH_BINARY) + " " + args + " 2>&1");
 }
 
 TEST(Cli, DevicesListsTheCpuDeviceWithItsFeatures) {
   const Result r = run("devices");
-  EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("llvmpipe"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("push descriptors yes"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("timestamps: 64 valid bits"), std::string::npos) << r.output;
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("llvmpipe"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("push descriptors yes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("timestamps: 64 valid bits"), std::string::npos) << r.out;
 }
 
 TEST(Cli, DevicesJsonIsAListWithOneDefault) {
   const Result r = run("devices --json");
-  ASSERT_EQ(r.status, 0) << r.output;
-  const auto list = nlohmann::json::parse(r.output);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto list = nlohmann::json::parse(r.out);
   ASSERT_TRUE(list.is_array());
   ASSERT_FALSE(list.empty());
   int defaults = 0;
@@ -51,15 +39,15 @@ TEST(Cli, DevicesJsonIsAListWithOneDefault) {
 
 TEST(Cli, BandwidthProbePrintsAFigure) {
   const Result r = run("devices --bandwidth --validate");
-  EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("roofline"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("GB/s"), std::string::npos) << r.output;
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("roofline"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GB/s"), std::string::npos) << r.out;
 }
 
 TEST(Cli, UnknownFlagIsAUsageError) {
   const Result r = run("devices --no-such-flag");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.output.find("--no-such-flag"), std::string::npos) << r.output;
+  EXPECT_NE(r.out.find("--no-such-flag"), std::string::npos) << r.out;
 }
 
 TEST(Cli, UnknownSubcommandIsAUsageError) {
@@ -69,8 +57,8 @@ TEST(Cli, UnknownSubcommandIsAUsageError) {
 TEST(Cli, MissingDeviceListsTheDevices) {
   const Result r = run("devices --device 42");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.output.find("no device with that index"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("llvmpipe"), std::string::npos) << r.output;
+  EXPECT_NE(r.out.find("no device with that index"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("llvmpipe"), std::string::npos) << r.out;
 }
 
 TEST(Cli, NoDriverSaysHowToInstallLavapipe) {
@@ -79,15 +67,9 @@ TEST(Cli, NoDriverSaysHowToInstallLavapipe) {
   ASSERT_EQ(r.status, 0);
   const std::string command = std::string("VK_DRIVER_FILES=/nonexistent.json VK_ICD_FILENAMES=/nonexistent.json ") +
                               PHASEBENCH_BINARY + " devices 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string output;
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) output.append(buffer.data(), n);
-  const int raw = pclose(pipe);
-  EXPECT_EQ(WEXITSTATUS(raw), 2) << output;
-  EXPECT_NE(output.find("mesa-vulkan-drivers"), std::string::npos) << output;
+  const Result no_driver = pb::test::run_command(command);
+  EXPECT_EQ(no_driver.status, 2) << no_driver.out;
+  EXPECT_NE(no_driver.out.find("mesa-vulkan-drivers"), std::string::npos) << no_driver.out;
 }
 
 }  // namespace
@@ -96,35 +78,35 @@ namespace {
 
 TEST(CliRun, APresetTooLargeForTheDeviceFailsBeforeAllocating) {
   const Result r = run("run --model llama3-8b --no-bandwidth --out /tmp/phasebench-too-large.json");
-  EXPECT_EQ(r.status, 2) << r.output;
-  EXPECT_NE(r.output.find("needs"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("bytes"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("device-local heap"), std::string::npos) << r.output;
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("needs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bytes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("device-local heap"), std::string::npos) << r.out;
 }
 
 TEST(CliRun, UnknownPresetAndBadAxisValuesAreUsageErrors) {
   Result r = run("run --model llama9 --no-bandwidth");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.output.find("tiny-dense"), std::string::npos) << r.output;
+  EXPECT_NE(r.out.find("tiny-dense"), std::string::npos) << r.out;
   r = run("run --model tiny-dense --submit sometimes --no-bandwidth");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.output.find("--submit"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("per-layer-nowait"), std::string::npos) << r.output;
+  EXPECT_NE(r.out.find("--submit"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("per-layer-nowait"), std::string::npos) << r.out;
   r = run("run --model tiny-dense --prompt twelve --no-bandwidth");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.output.find("not an integer"), std::string::npos) << r.output;
+  EXPECT_NE(r.out.find("not an integer"), std::string::npos) << r.out;
 }
 
 TEST(CliRun, ReferenceCheckPassesAndProgressIsSilentWhenPiped) {
   const Result r = run("run --model tiny-dense --prompt 5 --decode 3 --repetitions 2 --warmup 0 --reference "
                        "--validate --no-bandwidth --out /tmp/phasebench-cli-run.json");
-  EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("matches the CPU reference"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("tok/s"), std::string::npos) << r.output;
-  EXPECT_EQ(r.output.find('\r'), std::string::npos) << "a progress line was drawn into a pipe";
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("matches the CPU reference"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tok/s"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find('\r'), std::string::npos) << "a progress line was drawn into a pipe";
   const Result t = run("trace /tmp/phasebench-cli-run.json --out /tmp/phasebench-cli-trace.json");
-  EXPECT_EQ(t.status, 0) << t.output;
-  EXPECT_NE(t.output.find("events"), std::string::npos) << t.output;
+  EXPECT_EQ(t.status, 0) << t.out;
+  EXPECT_NE(t.out.find("events"), std::string::npos) << t.out;
 }
 
 TEST(CliSweep, BadScenarioFileIsAUsageErrorNamingFileAndPointer) {
@@ -133,10 +115,10 @@ TEST(CliSweep, BadScenarioFileIsAUsageErrorNamingFileAndPointer) {
   fputs("{\"name\": \"x\", \"axes\": {\"barriers\": [\"global\", \"sometimes\"]}}", f);
   fclose(f);
   const Result r = run(std::string("sweep ") + path + " --no-bandwidth");
-  EXPECT_EQ(r.status, 2) << r.output;
-  EXPECT_NE(r.output.find(path), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("/axes/barriers/1"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("global, buffer, ledger, none"), std::string::npos) << r.output;
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find(path), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("/axes/barriers/1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("global, buffer, ledger, none"), std::string::npos) << r.out;
 }
 
 TEST(CliSweep, ShardFlagIsChecked) {
@@ -145,8 +127,8 @@ TEST(CliSweep, ShardFlagIsChecked) {
   fputs("{\"name\": \"x\", \"model\": \"tiny-dense\"}", f);
   fclose(f);
   const Result r = run(std::string("sweep ") + path + " --shard 3/2 --no-bandwidth");
-  EXPECT_EQ(r.status, 2) << r.output;
-  EXPECT_NE(r.output.find("1 <= K <= N"), std::string::npos) << r.output;
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("1 <= K <= N"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -2,9 +2,7 @@
 // benchmarks on the default device (the CPU device, with its small shapes, in the test
 // environment), their JSON, counters and context, and the exit statuses of bad usage.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -12,24 +10,14 @@
 #include <set>
 #include <string>
 
+#include "tests/support/shell_command.h"
+
 namespace {
 
-struct Result {
-  int status;
-  std::string out;
-};
+using Result = pb::test::CommandResult;
 
 Result run(const std::string& args, const char* stderr_to = "2>&1") {
-  const std::string command = std::string(PHASEBENCH_KERNELS_BINARY) + " " + args + " " + stderr_to;
-  Result r{-1, ""};
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
+  return pb::test::run_command(std::string(PHASEBENCH_KERNELS_BINARY) + " " + args + " " + stderr_to);
 }
 
 // The smallest benchmark of each family the test covers; the shapes are matched loosely so

@@ -72,9 +72,9 @@ TEST(AbCli, PerPromptSubmissionBeatsPerDispatch) {
   for (const char* name : {"a-round1.json", "b-round1.json", "a-round24.json", "b-round24.json"}) {
     EXPECT_TRUE(fs::exists(out / name)) << name;
   }
-  EXPECT_EQ(schema_errors((out / "a.json").string(), "result.schema.json"), "");
-  EXPECT_EQ(schema_errors((out / "b.json").string(), "result.schema.json"), "");
-  EXPECT_EQ(schema_errors((out / "gate.json").string(), "gate.schema.json"), "");
+  EXPECT_EQ(schema_errors((out / "a.json").string(), "results/schema/result.schema.json"), "");
+  EXPECT_EQ(schema_errors((out / "b.json").string(), "results/schema/result.schema.json"), "");
+  EXPECT_EQ(schema_errors((out / "gate.json").string(), "results/schema/gate.schema.json"), "");
   const auto merged = nlohmann::json::parse(read_text(out / "b.json"));
   EXPECT_EQ(merged["runs"][0]["config"]["submit"], "per-prompt");
   EXPECT_EQ(merged["runs"][0]["summary"]["prefill.tok_s"]["n"], 48);

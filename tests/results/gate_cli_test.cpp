@@ -105,12 +105,12 @@ TEST(GateCli, JsonFollowsTheGateSchema) {
     std::ofstream(path) << r.out;
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_DOUBLE_EQ(j["threshold"].get<double>(), 0.02);
-    EXPECT_EQ(schema_errors(path.string(), "gate.schema.json"), "") << r.out;
+    EXPECT_EQ(schema_errors(path.string(), "results/schema/gate.schema.json"), "") << r.out;
   }
 }
 
 TEST(GateCli, FixtureFilesFollowTheResultSchema) {
-  EXPECT_EQ(schema_errors(files().base.string(), "result.schema.json"), "");
+  EXPECT_EQ(schema_errors(files().base.string(), "results/schema/result.schema.json"), "");
 }
 
 TEST(CycleCli, RecordThenListCyclesAndHistory) {

@@ -1,36 +1,15 @@
 #include "tests/support/schema_check.h"
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
-#include <cstdlib>
+#include "tests/support/shell_command.h"
 
 namespace pb::test {
 namespace {
-
-std::string run(const std::string& command, int* status) {
-  std::string output;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) {
-    *status = -1;
-    return "cannot start: " + command;
-  }
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) output.append(buffer.data(), n);
-  const int raw = pclose(pipe);
-  *status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return output;
-}
 
 // The first interpreter that can import jsonschema (PATH's python3 may be a pyenv build that
 // sees none of Debian's packages).
 std::string python_with_jsonschema() {
   for (const char* candidate : {"python3", "/usr/bin/python3", "/usr/local/bin/python3"}) {
-    int status = 0;
-    run(std::string(candidate) + " -c 'import jsonschema'", &status);
-    if (status == 0) return candidate;
+    if (run_command(std::string(candidate) + " -c 'import jsonschema' 2>&1").status == 0) return candidate;
   }
   return {};
 }
@@ -53,10 +32,9 @@ std::string schema_errors(const std::string& file, const std::string& schema) {
       "errors = sorted(jsonschema.Draft202012Validator(s).iter_errors(d), key=lambda e: list(e.path)); "
       "[print('/' + '/'.join(map(str, e.path)) + ': ' + e.message[:300]) for e in errors[:5]]; "
       "sys.exit(1 if errors else 0)";
-  int status = 0;
-  const std::string output =
-      run(python + " -c \"" + script + "\" '" + source_path(schema) + "' '" + file + "'", &status);
-  return status == 0 ? std::string() : (output.empty() ? "validation failed" : output);
+  const CommandResult r =
+      run_command(python + " -c \"" + script + "\" '" + source_path(schema) + "' '" + file + "' 2>&1");
+  return r.status == 0 ? std::string() : (r.out.empty() ? "validation failed" : r.out);
 }
 
 }  // namespace pb::test
