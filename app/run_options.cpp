@@ -27,6 +27,8 @@ constexpr AxisFlag kAxisFlags[] = {
     {"--descriptors", "descriptors", false, "pool-reset, persistent, push"},
     {"--profile", "profile", false, "off, submit, phase, dispatch"},
     {"--subgroup", "subgroup", false, "default, 32, 64"},
+    {"--dmmv-activations", "dmmv_activations", false,
+     "float, int8 (DMMV on int8-quantized activations with integer dot products)"},
 };
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include "engine/reference/argmax_ref.h"
 #include "engine/reference/attention_ref.h"
+#include "engine/quant/integer_dot.h"
+#include "engine/reference/dmmv_intdot_ref.h"
 #include "engine/reference/dmmv_ref.h"
 #include "engine/reference/embed_ref.h"
 #include "engine/reference/glu_ref.h"
@@ -19,8 +21,8 @@ namespace {
 
 class ReferenceModel {
  public:
-  ReferenceModel(const ModelConfig& c, const HostWeights& w, uint32_t max_ctx)
-      : c_(c), w_(w), max_ctx_(max_ctx), x_(c.hidden), xn_(c.hidden), tmp_(c.hidden), tmp2_(c.hidden),
+  ReferenceModel(const ModelConfig& c, const HostWeights& w, uint32_t max_ctx, const ReferenceOptions& options)
+      : c_(c), w_(w), options_(options), max_ctx_(max_ctx), x_(c.hidden), xn_(c.hidden), tmp_(c.hidden), tmp2_(c.hidden),
         logits_(c.vocab) {
     k_cache_.resize(c.n_layers);
     v_cache_.resize(c.n_layers);
@@ -60,6 +62,12 @@ class ReferenceModel {
  private:
   void project(TensorRole role, int32_t layer, std::span<const float> x, std::span<float> y, bool accumulate) {
     const auto& t = w_.get(role, layer);
+    const auto cols = static_cast<uint32_t>(t.spec.cols);
+    if (options_.int8_activations && has_integer_dot_path(t.spec.format, cols)) {
+      ref::dmmv_intdot(t.spec.format, t.bytes, static_cast<uint32_t>(t.spec.rows), cols,
+                       ref::quantize_x(x, cols, 1, cols), y, static_cast<uint32_t>(t.spec.rows), accumulate);
+      return;
+    }
     ref::dmmv(t.spec.format, t.bytes, static_cast<uint32_t>(t.spec.rows), static_cast<uint32_t>(t.spec.cols), x, 1,
               static_cast<uint32_t>(t.spec.cols), y, static_cast<uint32_t>(t.spec.rows), accumulate);
   }
@@ -186,6 +194,7 @@ class ReferenceModel {
 
   const ModelConfig& c_;
   const HostWeights& w_;
+  ReferenceOptions options_;
   uint32_t max_ctx_;
   std::vector<float> x_, xn_, tmp_, tmp2_, logits_;
   std::vector<std::vector<uint16_t>> k_cache_, v_cache_;
@@ -195,9 +204,10 @@ class ReferenceModel {
 }  // namespace
 
 ReferenceResult reference_generate(const ModelConfig& config, const HostWeights& weights,
-                                   std::span<const uint32_t> prompt, uint32_t decode_tokens) {
+                                   std::span<const uint32_t> prompt, uint32_t decode_tokens,
+                                   const ReferenceOptions& options) {
   const auto max_ctx = static_cast<uint32_t>(prompt.size() + decode_tokens + 1);
-  ReferenceModel model(config, weights, max_ctx);
+  ReferenceModel model(config, weights, max_ctx, options);
   ReferenceResult result;
   uint32_t pos = 0;
   for (uint32_t token : prompt) model.step(token, pos++);

@@ -19,8 +19,15 @@ struct ReferenceResult {
   std::vector<float> final_logits;   // logits that chose the last generated token [vocab]
 };
 
+struct ReferenceOptions {
+  // Projections whose format has an integer path take their input quantized to int8 blocks, as
+  // the GPU's dmmv_activations int8 does (engine/reference/dmmv_intdot_ref.h).
+  bool int8_activations = false;
+};
+
 // Runs the prompt and `decode_tokens` greedy steps. Sized for the tiny presets.
 ReferenceResult reference_generate(const ModelConfig& config, const HostWeights& weights,
-                                   std::span<const uint32_t> prompt, uint32_t decode_tokens);
+                                   std::span<const uint32_t> prompt, uint32_t decode_tokens,
+                                   const ReferenceOptions& options = {});
 
 }  // namespace pb

@@ -41,6 +41,7 @@ ActivationSizes ModelSession::sizes_for(const ModelConfig& model, const std::vec
   for (const auto& c : configs) {
     s.max_cols = std::max(s.max_cols, std::min(c.forward.max_cols(), c.prompt_tokens));
     s.max_ctx = std::max(s.max_ctx, c.prompt_tokens + c.decode_tokens + 1);
+    s.quantized_inputs = s.quantized_inputs || c.forward.dmmv_activations == DmmvActivations::Int8;
   }
   // Scratch for split decode attention, sized for the widest head and the smallest split.
   uint32_t widest_head = model.head_dim;

@@ -42,7 +42,8 @@ const std::vector<std::string>& axis_keys() {
   static const std::vector<std::string> keys = {
       "model",  "weights",     "prompt_tokens", "decode_tokens",  "seed",
       "submit", "prefill",     "num_cols",      "chunk_cols",     "barriers",
-      "double_buffer", "skip_dead_work", "descriptors", "profile", "subgroup", "coopmat"};
+      "double_buffer", "skip_dead_work", "descriptors", "profile", "subgroup", "coopmat",
+      "dmmv_activations"};
   return keys;
 }
 
@@ -62,7 +63,8 @@ nlohmann::json to_json(const RunConfig& c) {
                       {"descriptors", std::string(descriptor_mode_name(c.descriptors))},
                       {"profile", std::string(profile_density_name(c.profile))},
                       {"subgroup", subgroup_name(c.subgroup)},
-                      {"coopmat", c.forward.allow_coopmat}};
+                      {"coopmat", c.forward.allow_coopmat},
+                      {"dmmv_activations", std::string(dmmv_activations_name(c.forward.dmmv_activations))}};
   if (!c.gguf.empty()) {
     // The weights and the model come from the file, not from the preset and weight axes.
     j["gguf"] = c.gguf;
@@ -109,6 +111,10 @@ void apply_axis(RunConfig& c, const std::string& key, const nlohmann::json& v, c
     c.double_buffer = as_bool(v, where);
   } else if (key == "coopmat") {
     c.forward.allow_coopmat = as_bool(v, where);
+  } else if (key == "dmmv_activations") {
+    const auto a = parse_dmmv_activations(as_string(v, where, kDmmvActivationsValues));
+    if (!a) bad_value(where, v, kDmmvActivationsValues);
+    c.forward.dmmv_activations = *a;
   } else if (key == "skip_dead_work") {
     c.forward.skip_dead_work = as_bool(v, where);
   } else if (key == "descriptors") {

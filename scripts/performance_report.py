@@ -97,26 +97,57 @@ def num(x):
     return f"{x:.0f}" if abs(x) >= 100 else f"{x:.3g}"
 
 
+def bandwidth_figure(r, one, kernel, role):
+    """The NUM_COLS=1 row of a DMMV against the copy bandwidth; returns its shape, None if missing."""
+    if not one:
+        r.missing(f"{kernel} {role} NUM_COLS=1: share of copy bandwidth", "kernels", "no result")
+        return None
+    shape = re.search(r":([0-9]+x[0-9]+)/", one[0]["name"]).group(1)
+    lo, med, hi = spread_of([b["roofline"] for b in one])
+    gbps = statistics.median(b["GB/s"] for b in one)
+    us = statistics.median(b["real_time"] for b in one)
+    r.add(f"{kernel}, {role} {shape}, NUM_COLS=1: share of copy bandwidth", "kernels",
+          f"{pct(med)} ({num(gbps)} GB/s, {num(us)} µs)", f"{pct(lo)} – {pct(hi)}", "≥ 85%",
+          "meets" if med >= 0.85 else "below target", len(one))
+    return shape
+
+
 def dmmv_figures(r):
     for fmt in DMMV_FORMATS:
         for role in DMMV_SHAPES:
             base = rf"dmmv/{fmt}/%s/{role}:[0-9x]+/num_cols:%d"
             one = r.benchmark(base % ("spec", 1))
-            if not one:
-                r.missing(f"DMMV {fmt} {role} NUM_COLS=1: share of copy bandwidth", "kernels", "no result")
+            shape = bandwidth_figure(r, one, f"DMMV {fmt} spec", role)
+            if not shape:
                 continue
-            shape = re.search(r":([0-9]+x[0-9]+)/", one[0]["name"]).group(1)
-            lo, med, hi = spread_of([b["roofline"] for b in one])
-            gbps = statistics.median(b["GB/s"] for b in one)
-            us = statistics.median(b["real_time"] for b in one)
-            r.add(f"DMMV {fmt} spec, {role} {shape}, NUM_COLS=1: share of copy bandwidth", "kernels",
-                  f"{pct(med)} ({num(gbps)} GB/s, {num(us)} µs)", f"{pct(lo)} – {pct(hi)}", "≥ 85%",
-                  "meets" if med >= 0.85 else "below target", len(one))
             ratio_figure(r, f"DMMV {fmt} {role} {shape}: time NUM_COLS=8 / NUM_COLS=1",
                          r.benchmark(base % ("spec", 8)), one, "≤ 1.6×", lambda x: x <= 1.6)
             ratio_figure(r, f"DMMV {fmt} {role} {shape}: time shared:64 (1 column) / spec NUM_COLS=1",
                          r.benchmark(base % ("shared:64", 1)), one, "≥ 1.0× (spec never slower)",
                          lambda x: x >= 1.0)
+
+
+def intdot_figures(r):
+    """The integer-dot DMMV (int8 inputs) on the same weights, where the build and device have it."""
+    if not any(n.startswith("dmmv_intdot/") for n in list(r.runs) + list(r.errors)):
+        r.add("DMMV on int8 inputs (integer dot product)", "kernels", "not available",
+              f"integer dot product: {r.context.get('integer_dot_product', 'no (or kernels not compiled in)')}")
+        return
+    for fmt in DMMV_FORMATS:
+        for role in DMMV_SHAPES:
+            base = rf"dmmv_intdot/{fmt}/%s/{role}:[0-9x]+/num_cols:%d"
+            one = r.benchmark(base % ("dmmv", 1))
+            shape = bandwidth_figure(r, one, f"DMMV {fmt} int8 inputs (integer dot)", role)
+            if not shape:
+                continue
+            ratio_figure(r, f"DMMV {fmt} int8 inputs {role} {shape}: time with its quantize_x / without",
+                         r.benchmark(base % ("quantize_dmmv", 1)), one, "(the cost of quantizing an input "
+                         "no other projection shares)", lambda x: True)
+            ratio_figure(r, f"DMMV {fmt} int8 inputs {role} {shape}: time NUM_COLS=8 / NUM_COLS=1",
+                         r.benchmark(base % ("dmmv", 8)), one, "≤ 1.6×", lambda x: x <= 1.6)
+            ratio_figure(r, f"DMMV {fmt} {role} {shape}, NUM_COLS=1: time float inputs (spec) / int8 inputs",
+                         r.benchmark(rf"dmmv/{fmt}/spec/{role}:[0-9x]+/num_cols:1"), one,
+                         "(speed-up of the integer path)", lambda x: True)
 
 
 def ratio_figure(r, figure, numerator, denominator, target, ok):
@@ -127,7 +158,8 @@ def ratio_figure(r, figure, numerator, denominator, target, ok):
     b = [b["real_time"] for b in denominator]
     ratio = statistics.median(a) / statistics.median(b)
     r.add(figure, "kernels", f"{ratio:.3f}×", f"{min(a) / max(b):.3f} – {max(a) / min(b):.3f}×", target,
-          "meets" if ok(ratio) else "below target", min(len(a), len(b)))
+          ("meets" if ok(ratio) else "below target") if target.startswith(("≤", "≥")) else None,
+          min(len(a), len(b)))
 
 
 def matmul_figures(r):
@@ -162,28 +194,30 @@ def run_of(r, ident):
     return runs[0] if runs and runs[0].get("status") == "ok" else None
 
 
-def decode_figures(r, models, details):
-    for model in models:
-        ident = f"decode-{model}"
+def decode_figures(r, idents, details):
+    for ident in idents:
+        int8 = ident.startswith("decode-int8-")
+        model = ident.removeprefix("decode-int8-" if int8 else "decode-")
+        name = f"{model} q4_k" + (", int8 DMMV inputs" if int8 else "")
         run = run_of(r, ident)
         if not run:
-            r.missing(f"decode {model} q4_k: tok/s and roofline share", ident, "the run failed")
+            r.missing(f"decode {name}: tok/s and roofline share", ident, "the run failed")
             continue
         tok = run["summary"]["decode.tok_s"]
         share = run["derived"].get("decode_roofline_share")
         scale = share / tok["median"] if share else None
-        r.add(f"decode {model} q4_k: tokens/s", ident, num(tok["median"]),
+        r.add(f"decode {name}: tokens/s", ident, num(tok["median"]),
               f"{num(tok['min'])} – {num(tok['max'])}", n=tok["n"])
         if scale:
             med = share
-            r.add(f"decode {model} q4_k: share of the roofline (copy bandwidth / weight bytes per token)",
+            r.add(f"decode {name}: share of the roofline (copy bandwidth / weight bytes per token)",
                   ident, pct(med), f"{pct(tok['min'] * scale)} – {pct(tok['max'] * scale)}",
                   "≥ 50% (then 80%)", "meets" if med >= 0.5 else "below target", tok["n"])
         per_token = run["derived"]["counters_per_token"]["decode"]
         tokens = run["samples"][-1]["decode"]["tokens"] or 1
         ms = {k: run["summary"][f"decode.{k}_ms"]["median"] / tokens for k in ("wall", "gpu_busy", "gap")
               if f"decode.{k}_ms" in run["summary"]}
-        details.append((model, per_token, ms, run["model"]["weight_bytes_per_token"]))
+        details.append((name, per_token, ms, run["model"]["weight_bytes_per_token"]))
 
 
 def prefill_figure(r, ident):
@@ -260,6 +294,7 @@ runs one benchmark per kernel x format x variant x shape, named so that `--bench
 | family | names |
 |---|---|
 | DMMV | `dmmv/{f16,q8_0,q4_k,q6_k}/{spec,shared:32,shared:64}/{attn,ffn_down,ffn_up,lm_head}:RxC/num_cols:{1,2,4,...,64}` (shared:32 up to 32) |
+| DMMV, int8 inputs | `dmmv_intdot/{q8_0,q4_k,q6_k}/{dmmv,quantize_dmmv}/ROLE:RxC/num_cols:{1,2,4,8,16}` (`quantize_dmmv` includes the input's quantize_x), `dmmv_intdot_tuning/FMT/ROLE:RxC/num_cols:{1,8}/threads:T/rows:R/unroll:U` (where the device and build have integer dot products) |
 | matmul | `matmul/{f16,q8_0,q4_k,q6_k}/{scalar,coopmat}/ROLE:RxC/tokens:{128,512}` (coopmat where the device and build have it) |
 | attention | `attn_decode/h32kv8d128/ctx:{512,4096,32768}`, `attn_prefill/h32kv8d128/tokens:512` |
 | element-wise | `rmsnorm/n:4096/cols:{1,512}`, `qk_norm_rope/h32kv8d128/cols:{1,512}`, `glu/n:14336/cols:{1,512}`, `argmax/vocab:151936/cols:1` |
@@ -303,10 +338,14 @@ def main():
     except (OSError, ValueError, KeyError) as e:
         print(f"performance_report: cannot read the results in {args.results}: {e}", file=sys.stderr)
         return 2
-    models = sorted(i.removeprefix("decode-") for i in r.commands if i.startswith("decode-"))
+    # Per model, the float run, then the int8-input one.
+    decode_runs = sorted((i for i in r.commands if i.startswith("decode-")),
+                         key=lambda i: (i.removeprefix("decode-").removeprefix("int8-"), "int8-" in i))
+    models = sorted({i.removeprefix("decode-").removeprefix("int8-") for i in decode_runs})
     details = []
     dmmv_figures(r)
-    decode_figures(r, models, details)
+    intdot_figures(r)
+    decode_figures(r, decode_runs, details)
     for ident in r.commands:
         if ident.startswith("prefill-"):
             prefill_figure(r, ident)

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/ops/moe_routing_ops.h"
+#include "engine/ops/quantize_x_op.h"
 
 namespace pb {
 namespace {
@@ -28,6 +29,14 @@ Widths widths_of(const ModelConfig& c) {
 
 uint64_t columns_bytes(uint32_t width, uint32_t cols) { return uint64_t(column_stride(width)) * cols * 4; }
 
+// The int8 inputs of the widest projection input (the hidden state, the attention output, the
+// FFN activation or the SSM output), rounded up to the largest integer-dot block.
+uint64_t quantized_inputs_bytes(const Widths& w, const ActivationSizes& s) {
+  if (!s.quantized_inputs) return 0;
+  const uint32_t widest = std::max({w.hidden, w.q, w.ffn, w.value});
+  return quantized_x_bytes((widest + 255) / 256 * 256, s.max_cols, BindingLimits{s.routing_alignment});
+}
+
 Columns2D columns(Device& device, uint32_t width, uint32_t cols, const char* name) {
   if (width == 0) return {};
   return {Buffer(device, columns_bytes(width, cols), MemoryUse::Device, name), width, column_stride(width)};
@@ -40,7 +49,8 @@ uint64_t Activations::bytes_needed(const ModelConfig& c, const ActivationSizes& 
   const uint64_t cols = s.max_cols;
   uint64_t total = columns_bytes(w.hidden, cols) * 4 + columns_bytes(w.q, cols) * 3 +
                    columns_bytes(w.kv, cols) * 2 + columns_bytes(w.ffn, cols) * 3 +
-                   columns_bytes(w.vocab, cols) + s.attention_scratch_bytes + uint64_t(s.max_ctx + 1) * 24;
+                   columns_bytes(w.vocab, cols) + s.attention_scratch_bytes + uint64_t(s.max_ctx + 1) * 24 +
+                   quantized_inputs_bytes(w, s);
   for (uint32_t l = 0; l < c.n_layers; ++l) {
     if (c.layer_kind(l) == LayerKind::DeltaNet) {
       total += (c.ssm.conv_state_floats() + c.ssm.delta_state_floats()) * 4;
@@ -82,6 +92,9 @@ Activations::Activations(Device& device, const ModelConfig& c, const ActivationS
   top2 = Buffer(device, uint64_t(s.max_ctx + 1) * 16, MemoryUse::Device, "top2");
   scratch = Buffer(device, std::max<uint64_t>(s.attention_scratch_bytes, 256), MemoryUse::Device,
                    "attention scratch");
+  if (s.quantized_inputs) {
+    quantized_x = Buffer(device, quantized_inputs_bytes(w, s), MemoryUse::Device, "quantized inputs");
+  }
   k_cache.resize(c.n_layers);
   v_cache.resize(c.n_layers);
   conv_state.resize(c.n_layers);

@@ -24,6 +24,8 @@ struct ActivationSizes {
   uint32_t max_ctx = 1;   // positions: prompt plus decode
   uint64_t attention_scratch_bytes = 0;
   uint64_t routing_alignment = 256;  // minStorageBufferOffsetAlignment for the MoE routing views
+                                     // and the quantized-input parts
+  bool quantized_inputs = false;     // a buffer for int8 DMMV inputs (dmmv_activations: int8)
 };
 
 // A [max_cols][stride] float buffer of activation columns, `width` of each used.
@@ -49,6 +51,8 @@ class Activations {
   Buffer predicted;  // uint32 [max_ctx + 1]: samples of prompt positions (dead work), unread
   Buffer top2;       // uvec4 [max_ctx + 1]: by position, index/max/second index/second max
   Buffer scratch;    // attention split partials
+  Buffer quantized_x;  // int8 DMMV inputs (engine/ops/quantize_x_op.h) of up to max_cols columns
+                       // of the widest projection input; only with sizes().quantized_inputs
   std::vector<Buffer> k_cache, v_cache;  // per attention layer [n_kv_heads][max_ctx][head_dim] f16
 
   // Mixture of experts (MoE models)

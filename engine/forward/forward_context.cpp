@@ -1,9 +1,11 @@
 #include "engine/forward/forward_context.h"
 
 #include "engine/ops/add_op.h"
+#include "engine/ops/dmmv_intdot_op.h"
 #include "engine/ops/dmmv_op.h"
 #include "engine/ops/matmul_op.h"
 #include "engine/ops/rmsnorm_op.h"
+#include "engine/quant/integer_dot.h"
 
 namespace pb {
 
@@ -33,8 +35,11 @@ void ForwardContext::project(Emitter& e, const char* label, const DeviceTensor& 
   const ProjectionProblem p{w.spec.format, w.view(), columns(x, in, cols), columns(y, rows, cols),
                             rows, in, cols.count, x.stride, y.stride, accumulate};
   const bool matmul = chunk.prefill && options.prefill == PrefillStrategy::Matmul && cols.count > 1;
+  const bool int8 = options.dmmv_activations == DmmvActivations::Int8 && has_integer_dot_path(w.spec.format, in);
   if (matmul) {
     e(matmul_ops(p, limits, choose_matmul(device, w.spec.format, options.allow_coopmat)), label);
+  } else if (int8) {
+    e(dmmv_intdot_ops(p, quantized_input(e, p), limits), label);
   } else {
     e(dmmv_ops(p, options.num_cols, limits), label);
   }

@@ -3,12 +3,15 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "engine/forward/activations.h"
 #include "engine/forward/forward_options.h"
 #include "engine/model/model_weights.h"
 #include "engine/ops/binding_limits.h"
+#include "engine/ops/projection.h"
+#include "engine/ops/quantize_x_op.h"
 #include "harness/device_info.h"
 #include "harness/op.h"
 
@@ -28,7 +31,19 @@ struct Chunk {
   Columns all() const { return {0, ncols}; }
 };
 
-// Tags every op with the phase, layer and token it belongs to.
+// A projection input this op list has quantized to int8 (dmmv_activations: int8), so that
+// projections sharing it (q/k/v, gate/up) quantize it once.
+struct QuantizedInput {
+  TensorView x;          // the float input columns
+  uint32_t cols = 0;     // floats per column
+  uint32_t ncols = 0;    // columns
+  uint32_t x_stride = 0;
+  size_t op_index = 0;   // where its quantize_x op is in the list
+  QuantizedX quantized;  // where the int8 form lives
+};
+
+// Tags every op with the phase, layer and token it belongs to, and remembers what the list it
+// fills has quantized.
 class Emitter {
  public:
   explicit Emitter(std::vector<Op>& out) : out_(out) {}
@@ -40,6 +55,9 @@ class Emitter {
   void phase(Phase phase) { phase_ = phase; }
   void operator()(Op op, const char* label);
   void operator()(std::vector<Op> ops, const char* label);
+  const std::vector<Op>& ops() const { return out_; }
+
+  std::optional<QuantizedInput> last_quantized;  // the latest quantize_x of this list
 
  private:
   std::vector<Op>& out_;
@@ -62,9 +80,13 @@ struct ForwardContext {
   static TensorView columns(const Columns2D& b, Columns cols);
   static TensorView columns(const Columns2D& b, uint32_t width, Columns cols);
 
-  // y (+)= W x over `cols`: the batched DMMV, or the tiled matmul in matmul prefill.
+  // y (+)= W x over `cols`: the batched DMMV (on int8 inputs where options.dmmv_activations and
+  // the weight format allow), or the tiled matmul in matmul prefill.
   void project(Emitter& e, const char* label, const DeviceTensor& w, const Columns2D& x,
                const Columns2D& y, Columns cols, bool accumulate, const Chunk& chunk) const;
+  // The int8 form of p's input: quantize_x is emitted unless the list's latest quantization is
+  // of exactly this input and no op since has written it.
+  const QuantizedX& quantized_input(Emitter& e, const ProjectionProblem& p) const;
   // RMSNorm of `cols` of x into y with `weight`, (1 + w) where the model says so.
   Op rmsnorm(const Columns2D& x, const DeviceTensor& weight, const Columns2D& y, Columns cols) const;
   // Adds a sub-block's output (in act.tmp) to the residual through its post-norm (Gemma).

@@ -18,4 +18,15 @@ std::optional<PrefillStrategy> parse_prefill_strategy(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view dmmv_activations_name(DmmvActivations a) {
+  return a == DmmvActivations::Int8 ? "int8" : "float";
+}
+
+std::optional<DmmvActivations> parse_dmmv_activations(std::string_view name) {
+  for (auto a : {DmmvActivations::Float, DmmvActivations::Int8}) {
+    if (dmmv_activations_name(a) == name) return a;
+  }
+  return std::nullopt;
+}
+
 }  // namespace pb

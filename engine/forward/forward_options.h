@@ -18,6 +18,18 @@ enum class PrefillStrategy {
                // where the device and the compiler allow)
 };
 
+// What a DMMV projection reads as its input (the `dmmv_activations` axis).
+enum class DmmvActivations {
+  Float,  // the float32 activations, dequantizing every weight to float (kernels/dmmv_*.comp)
+  Int8,   // the activations quantized to int8 blocks once per input (quantize_x), multiplied
+          // with the weights' own integer quants by packed dot products (kernels/intdot/);
+          // projections whose format has no integer path (F32, F16) stay float
+};
+
+std::string_view dmmv_activations_name(DmmvActivations a);
+std::optional<DmmvActivations> parse_dmmv_activations(std::string_view name);
+inline constexpr std::string_view kDmmvActivationsValues = "float, int8";
+
 std::string_view prefill_strategy_name(PrefillStrategy s);
 std::optional<PrefillStrategy> parse_prefill_strategy(std::string_view name);
 inline constexpr std::string_view kPrefillStrategyValues = "decode-loop, batched, matmul";
@@ -29,6 +41,7 @@ struct ForwardOptions {
   bool skip_dead_work = false;  // skip the tail and the last layer's unread work for
                                 // non-terminal prompt tokens
   bool allow_coopmat = true;    // matmul may use cooperative matrix where available
+  DmmvActivations dmmv_activations = DmmvActivations::Float;  // the matmul prefill stays float
 
   // Columns one chunk can hold: the activation buffers are sized for it.
   uint32_t max_cols() const { return prefill == PrefillStrategy::DecodeLoop ? 1 : chunk_cols; }

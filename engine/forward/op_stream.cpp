@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/ops/argmax_op.h"
+#include "engine/ops/dmmv_intdot_op.h"
 #include "engine/ops/embed_op.h"
 #include "harness/errors.h"
 
@@ -10,7 +11,9 @@ namespace pb {
 
 OpStream::OpStream(const ModelWeights& weights, const Activations& activations, const DeviceInfo& device,
                    ForwardOptions options)
-    : options_(options), f_{weights, activations, device, options_, BindingLimits::of(device)} {}
+    : options_(options), f_{weights, activations, device, options_, BindingLimits::of(device)} {
+  if (options_.dmmv_activations == DmmvActivations::Int8) require_dmmv_intdot(device);
+}
 
 uint32_t OpStream::chunk_width(uint32_t prompt_tokens) const {
   const uint32_t width = std::min(options_.max_cols(), prompt_tokens);

@@ -47,6 +47,10 @@ void BenchEnv::add_benchmark_context() {
       "cooperative_matrix",
       std::string(d.caps.cooperative_matrix ? "device yes" : "device no") +
           (b.has_coopmat_shaders ? ", shaders compiled in" : ", shaders not compiled in"));
+  benchmark::AddCustomContext(
+      "integer_dot_product",
+      std::string(d.caps.integer_dot_product ? "device yes" : "device no") +
+          (b.has_intdot_shaders ? ", shaders compiled in" : ", shaders not compiled in"));
   benchmark::AddCustomContext("phasebench_commit", b.git_commit);
   benchmark::AddCustomContext("phasebench_version", b.version);
   benchmark::AddCustomContext("phasebench_build",

@@ -12,6 +12,7 @@
 namespace pb::bench {
 
 void register_dmmv_benchmarks(GpuBenchmarks& benchmarks);
+void register_dmmv_intdot_benchmarks(GpuBenchmarks& benchmarks);
 void register_matmul_benchmarks(GpuBenchmarks& benchmarks);
 void register_attention_benchmarks(GpuBenchmarks& benchmarks);
 void register_elementwise_benchmarks(GpuBenchmarks& benchmarks);

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
     env.add_benchmark_context();
     pb::bench::GpuBenchmarks benchmarks(env);
     pb::bench::register_dmmv_benchmarks(benchmarks);
+    pb::bench::register_dmmv_intdot_benchmarks(benchmarks);
     pb::bench::register_matmul_benchmarks(benchmarks);
     pb::bench::register_attention_benchmarks(benchmarks);
     pb::bench::register_elementwise_benchmarks(benchmarks);

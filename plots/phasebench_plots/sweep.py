@@ -16,7 +16,7 @@ from .runs import ResultFile, Run, config_value, error_bar, metric_label
 NUMERIC_AXES = ("prompt_tokens", "decode_tokens", "chunk_cols", "seed")
 AXIS_PREFERENCE = ("num_cols", "chunk_cols", "prompt_tokens", "decode_tokens", "submit", "prefill",
                    "barriers", "double_buffer", "skip_dead_work", "descriptors", "profile",
-                   "subgroup", "coopmat", "weights", "model", "gguf", "seed")
+                   "subgroup", "coopmat", "dmmv_activations", "weights", "model", "gguf", "seed")
 CATEGORY_ORDER = {
     "num_cols": ["spec", "shared:32", "shared:64"],
     "submit": ["per-dispatch", "per-layer", "per-layer-nowait", "per-token", "per-prompt"],

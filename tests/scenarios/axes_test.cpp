@@ -9,6 +9,7 @@
 #include "engine/model/presets.h"
 #include "harness/errors.h"
 #include "harness/pipeline.h"
+#include "kernels/registry.h"
 #include "scenarios/model_session.h"
 #include "scenarios/run_executor.h"
 #include "tests/support/gpu_test.h"
@@ -45,6 +46,8 @@ class AxesTest : public GpuTest {
     RunConfig widest = base_config();
     widest.forward.prefill = PrefillStrategy::Batched;
     widest.forward.chunk_cols = kPrompt;
+    // Room for int8 DMMV inputs, for the dmmv_activations test.
+    widest.forward.dmmv_activations = DmmvActivations::Int8;
     session_ = std::make_unique<ModelSession>(device(), *pipelines_, transfer(), widest,
                                               ModelSession::sizes_for(preset("tiny-dense"), {widest}));
   }
@@ -126,7 +129,9 @@ TEST_F(AxesTest, PrefillStrategiesEmitDifferentKernels) {
   EXPECT_TRUE(kernels(matmul).count("matmul_q4_k"));
   EXPECT_FALSE(kernels(batched).count("matmul_q4_k"));
   for (const Op& op : loop.prefill_ops) {
-    if (std::string(op.kernel->name).rfind("dmmv", 0) == 0) EXPECT_EQ(op.spec.values[0], 1);
+    if (std::string(op.kernel->name).rfind("dmmv", 0) == 0) {
+      EXPECT_EQ(op.spec.values[0], 1);
+    }
   }
   EXPECT_LT(batched.sample.prefill.counters.dispatches, loop.sample.prefill.counters.dispatches);
   EXPECT_EQ(batched.fingerprint.tokens, loop.fingerprint.tokens);
@@ -168,6 +173,34 @@ TEST_F(AxesTest, NumColsSpecCutsIntoPowersOfTwoSharedUsesOnePipeline) {
   EXPECT_EQ(dmmv_specs(shared), (std::set<std::pair<int, int>>{{32, 1}}));
   EXPECT_LT(shared.sample.prefill.counters.dispatches, spec.sample.prefill.counters.dispatches);
   EXPECT_EQ(shared.fingerprint.tokens, spec.fingerprint.tokens);
+}
+
+TEST_F(AxesTest, Int8ActivationsQuantizeEachInputOnceForIntegerDotKernels) {
+  RunConfig c = base_config();
+  c.forward.prefill = PrefillStrategy::Batched;  // 2 chunks: 4 + 2 columns
+  c.forward.dmmv_activations = DmmvActivations::Int8;
+  if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
+    EXPECT_THROW(measure(c), UsageError);  // refused, never silently float
+    return;
+  }
+  const Measured int8 = measure(c);
+  c.forward.dmmv_activations = DmmvActivations::Float;
+  const Measured flt = measure(c);
+  size_t quantizes = 0, intdot = 0, float_dmmv = 0, float_projections = 0;
+  for (const Op& op : int8.prefill_ops) {
+    const std::string name = op.kernel->name;
+    quantizes += name == "quantize_x";
+    intdot += name.rfind("dmmv_intdot_", 0) == 0;
+    float_dmmv += name.rfind("dmmv_", 0) == 0 && name.rfind("dmmv_intdot_", 0) != 0;
+  }
+  for (const Op& op : flt.prefill_ops) float_projections += std::string(op.kernel->name).rfind("dmmv_", 0) == 0;
+  // tiny-dense's projections are all Q4_K or Q6_K: every one goes integer. Per chunk and layer
+  // four inputs are quantized (the normed x for q/k/v, the attention output, the normed x for
+  // gate/up, the GLU output), plus the final norm for the LM head.
+  EXPECT_EQ(float_dmmv, 0u);
+  EXPECT_EQ(intdot, float_projections);
+  EXPECT_EQ(quantizes, 2 * (4 * kLayers + 1));
+  EXPECT_EQ(int8.sample.prefill.counters.dispatches, flt.sample.prefill.counters.dispatches + quantizes);
 }
 
 TEST_F(AxesTest, BarrierPoliciesEmitTheirKindOfBarrier) {
@@ -260,8 +293,12 @@ TEST_F(AxesTest, ProfileDensityAddsOnlyTimestamps) {
       reference = counters;
       continue;
     }
-    if (density == ProfileDensity::Submit) EXPECT_EQ(counters.timestamps, 2 * counters.submits);
-    if (density == ProfileDensity::Dispatch) EXPECT_EQ(counters.timestamps, counters.submits + counters.dispatches);
+    if (density == ProfileDensity::Submit) {
+      EXPECT_EQ(counters.timestamps, 2 * counters.submits);
+    }
+    if (density == ProfileDensity::Dispatch) {
+      EXPECT_EQ(counters.timestamps, counters.submits + counters.dispatches);
+    }
     counters.timestamps = 0;
     counters.host_waits = reference.host_waits;
     EXPECT_EQ(counters, reference) << profile_density_name(density);

@@ -158,6 +158,34 @@ TEST(FingerprintConsensus, TheMinorityIsMarkedIncorrect) {
   EXPECT_EQ(runs[2]["status"], "ok");
 }
 
+TEST(FingerprintConsensus, Int8RunsAreCheckedAgainstFloatWithinTheirWiderBounds) {
+  auto run = [](const char* activations, std::vector<uint32_t> tokens, std::vector<float> margins, double l2) {
+    return nlohmann::json{{"status", "ok"},
+                          {"unsafe", false},
+                          {"config", {{"model", "m"}, {"weights", "w"}, {"seed", 1}, {"prompt_tokens", 4},
+                                      {"decode_tokens", 2}, {"dmmv_activations", activations}}},
+                          {"fingerprint", {{"tokens", tokens}, {"margins", margins}, {"logits_sum", 0.0}, {"logits_l2", l2}}}};
+  };
+  // A flip at a margin of 0.2 and logits 1% apart: the int8 run agrees with the float ones.
+  nlohmann::json runs = nlohmann::json::array({run("float", {1, 2, 3}, {1.0, 0.2, 1.0}, 10.0),
+                                               run("float", {1, 2, 3}, {1.0, 0.2, 1.0}, 10.0),
+                                               run("int8", {1, 7, 3}, {1.0, 0.2, 1.0}, 10.1)});
+  check_fingerprints(runs);
+  EXPECT_EQ(runs[2]["status"], "ok");
+  // The same flip between two float runs is an error.
+  runs[2]["config"]["dmmv_activations"] = "float";
+  check_fingerprints(runs);
+  EXPECT_EQ(runs[2]["status"], "incorrect");
+  // A flip at a clear margin, or logits 5% apart, is an error for int8 too.
+  runs[0]["fingerprint"]["margins"] = runs[1]["fingerprint"]["margins"] = {1.0, 0.6, 1.0};
+  runs[2] = run("int8", {1, 7, 3}, {1.0, 0.6, 1.0}, 10.0);
+  check_fingerprints(runs);
+  EXPECT_EQ(runs[2]["status"], "incorrect");
+  runs[2] = run("int8", {1, 2, 3}, {1.0, 0.2, 1.0}, 10.5);
+  check_fingerprints(runs);
+  EXPECT_EQ(runs[2]["status"], "incorrect");
+}
+
 TEST(AtomicWrite, AFailedWriteLeavesThePreviousFileAlone) {
   const fs::path dir = temp_dir();
   const fs::path file = dir / "result.json";

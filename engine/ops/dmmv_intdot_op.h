@@ -1,0 +1,68 @@
+// Op builder for the integer-dot DMMV (kernels/intdot/dmmv_intdot_*.comp): the projection of
+// dmmv_op.h computed from activations quantized to int8 (quantize_x_op.h), with packed 4x8-bit
+// integer dot products on the weights' own integer quants. Q8_0, Q4_K and Q6_K.
+//
+// Result: y[c][row] (+)= sum_k W[row][k] xhat[c][k], xhat the dequantized activations; against
+// the float DMMV the difference is at most sum_k |W[row][k]| d(k) / 2 (d(k) the scale of k's
+// block, about max|x| / 127), plus float32 rounding (tests/engine/kernels/dmmv_intdot_test.cpp
+// measures it).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/ops/binding_limits.h"
+#include "engine/ops/projection.h"
+#include "engine/ops/quantize_x_op.h"
+#include "harness/device_info.h"
+#include "harness/op.h"
+
+namespace pb {
+
+// Column counts one dispatch handles (specialization constant NUM_COLS); larger counts are cut
+// into these, largest first.
+inline constexpr uint32_t kIntdotNumCols[] = {1, 2, 4, 8, 16};
+
+struct DmmvIntdotTuning {
+  uint32_t threads = 0;  // workgroup size; 0 = the default
+  uint32_t rows = 0;     // rows per workgroup; 0 = the default
+  uint32_t unroll = 0;   // chunks per thread loaded before any is used; 0 = the default
+};
+
+// The workgroup shape a dispatch of `ncols` columns defaults to (see the source for the
+// measurement behind it).
+DmmvIntdotTuning default_dmmv_intdot_tuning(WeightFormat format, uint32_t ncols);
+
+// Mirrors the push-constant block of kernels/include/dmmv_intdot_common.glsl.
+struct DmmvIntdotPush {
+  uint32_t rows;       // rows of this dispatch's weight slice
+  uint32_t cols;       // input length
+  uint32_t y_stride;   // floats between y columns
+  uint32_t row_base;   // y row of the slice's first row
+  uint32_t y_offset;   // floats from the y binding's start to column 0
+  uint32_t xq_offset;  // uvec4s from the quants binding's start to column 0
+  uint32_t xs_offset;  // vec2s from the scales binding's start to column 0
+};
+
+// "dmmv_intdot_q4_k", ...; null for a format without an integer-dot kernel (F32, F16).
+const char* dmmv_intdot_kernel_name(WeightFormat format);
+
+// True when `format` has an integer-dot kernel, it and quantize_x were compiled in, and the
+// device has shaderIntegerDotProduct (enabled by the harness when present).
+bool dmmv_intdot_supported(const DeviceInfo& info, WeightFormat format);
+
+// Throws UsageError saying what is missing when the integer-dot path cannot run here: kernels
+// not compiled in (glslang without GL_EXT_integer_dot_product), or a device without
+// shaderIntegerDotProduct.
+void require_dmmv_intdot(const DeviceInfo& info);
+
+// The ops computing `problem` from its activations quantized into `x` (problem.x and
+// problem.x_stride are not read: quantize_x_ops reads them). One op per column piece and per
+// row slice, as dmmv_ops. Throws UsageError for a format without an integer-dot kernel, a
+// kernel that was not compiled in, cols not a multiple of the block (256 for Q4_K and Q6_K; 64
+// for Q8_0, whose 34-byte blocks are read as words from rows starting on 4 bytes), an `x` of
+// other cols or fewer columns, or a tuning the kernels cannot run.
+std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& problem, const QuantizedX& x, const BindingLimits& limits,
+                                const DmmvIntdotTuning& tuning = {});
+
+}  // namespace pb

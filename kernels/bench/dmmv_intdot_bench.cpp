@@ -1,0 +1,92 @@
+// The integer-dot DMMV (kernels/intdot/) for Q8_0, Q4_K and Q6_K at every projection shape and
+// column count, where the device and the build have it (dmmv_intdot_supported):
+//   dmmv_intdot/<fmt>/quantize_dmmv/<shape>/num_cols:N  quantize_x then the DMMV, what a
+//       projection costs when its input is quantized for it alone
+//   dmmv_intdot/<fmt>/dmmv/<shape>/num_cols:N           the DMMV alone, what each further
+//       projection sharing the quantized input (q/k/v, gate/up) costs
+//   dmmv_intdot_tuning/<fmt>/<shape>/num_cols:N/threads:T/rows:R/unroll:U  the DMMV alone under
+//       each candidate workgroup shape, to choose default_dmmv_intdot_tuning per device
+// Compare with dmmv/<fmt>/spec/<shape>/num_cols:N (dmmv_bench.cpp), which reads the same weights.
+#include "engine/ops/dmmv_intdot_op.h"
+#include "kernels/bench/benchmarks.h"
+#include "kernels/bench/synthetic_fill.h"
+
+namespace pb::bench {
+namespace {
+
+constexpr WeightFormat kFormats[] = {WeightFormat::Q8_0, WeightFormat::Q4_K, WeightFormat::Q6_K};
+
+// Candidate workgroup shapes: (threads, rows per workgroup, unroll).
+constexpr DmmvIntdotTuning kTunings[] = {{32, 1, 1},  {32, 2, 2},  {64, 1, 1},  {64, 1, 2},  {64, 2, 1},
+                                         {64, 2, 2},  {64, 4, 1},  {64, 4, 2},  {128, 1, 2}, {128, 2, 2},
+                                         {128, 4, 1}, {256, 2, 2}, {64, 2, 4},  {32, 4, 2}};
+
+// Compulsory traffic of the DMMV alone: the weights, the quantized activations (1 byte per
+// element and 8 bytes per 32), y written. With quantize_x in front, the float activations
+// replace the quantized ones (their round trip through memory is the pair's own business).
+KernelCost intdot_cost(WeightFormat format, const ProjectionShape& shape, uint32_t ncols, bool with_quantize) {
+  KernelCost c = projection_cost(format, shape.rows, shape.cols, ncols);
+  if (!with_quantize) c.bytes += (1.25 - 4.0) * double(shape.cols) * ncols;
+  return c;
+}
+
+BenchCase intdot_case(BenchEnv& env, WeightFormat format, const ProjectionShape& shape, uint32_t ncols,
+                      bool with_quantize, DmmvIntdotTuning tuning = {}) {
+  BenchCase c;
+  auto weights = env.weights().get(env.device(), env.pipelines(), format, shape.rows, shape.cols);
+  c.resources.push_back(weights);
+  const BindingLimits limits = BindingLimits::of(env.info());
+  const Buffer& x = keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32,
+                                             uint64_t(ncols) * shape.cols, 1, "dmmv_intdot x"));
+  // Synthetic bytes as the quantized activations of the DMMV-alone variant: its time does not
+  // depend on their values, and they are never zeros.
+  const uint64_t qx_bytes = quantized_x_bytes(shape.cols, ncols, limits);
+  const Buffer& qx_storage = keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32,
+                                                      qx_bytes / 4, 3, "dmmv_intdot qx"));
+  const Buffer& y =
+      keep(c, Buffer(env.device(), uint64_t(ncols) * shape.rows * 4, MemoryUse::Device, "dmmv_intdot y"));
+  const QuantizedX qx = quantized_x_in(TensorView::whole(qx_storage), shape.cols, ncols, limits);
+  for (const Buffer& w : weights->copies) {
+    const ProjectionProblem p{format,     TensorView::whole(w), TensorView::whole(x), TensorView::whole(y),
+                              shape.rows, shape.cols,           ncols,                shape.cols,
+                              shape.rows, false};
+    if (with_quantize) {
+      const auto q = quantize_x_ops(p, qx, limits);
+      c.round.insert(c.round.end(), q.begin(), q.end());
+    }
+    const auto ops = dmmv_intdot_ops(p, qx, limits, tuning);
+    c.round.insert(c.round.end(), ops.begin(), ops.end());
+  }
+  c.invocations = static_cast<uint32_t>(weights->copies.size());
+  c.cost = intdot_cost(format, shape, ncols, with_quantize);
+  return c;
+}
+
+}  // namespace
+
+void register_dmmv_intdot_benchmarks(GpuBenchmarks& benchmarks) {
+  BenchEnv& env = benchmarks.env();
+  for (const WeightFormat format : kFormats) {
+    if (!dmmv_intdot_supported(env.info(), format)) continue;
+    const std::string fmt(format_name(format));
+    for (const ProjectionShape& shape : env.shapes().projections) {
+      for (const bool with_quantize : {true, false}) {
+        for (const uint32_t ncols : kIntdotNumCols) {
+          const std::string name = "dmmv_intdot/" + fmt + (with_quantize ? "/quantize_dmmv/" : "/dmmv/") +
+                                   shape.name() + "/num_cols:" + std::to_string(ncols);
+          benchmarks.add(name, [=](BenchEnv& e) { return intdot_case(e, format, shape, ncols, with_quantize); });
+        }
+      }
+      for (const uint32_t ncols : {1u, 8u}) {
+        for (const DmmvIntdotTuning t : kTunings) {
+          const std::string name = "dmmv_intdot_tuning/" + fmt + "/" + shape.name() + "/num_cols:" +
+                                   std::to_string(ncols) + "/threads:" + std::to_string(t.threads) +
+                                   "/rows:" + std::to_string(t.rows) + "/unroll:" + std::to_string(t.unroll);
+          benchmarks.add(name, [=](BenchEnv& e) { return intdot_case(e, format, shape, ncols, false, t); });
+        }
+      }
+    }
+  }
+}
+
+}  // namespace pb::bench

@@ -1,0 +1,87 @@
+// Integer-dot matrix-vector product over quantized activations (quantize_x.comp):
+// y[c][row] (+)= sum_k W[row][k] * xhat[c][k], xhat = the dequantized activations. Weights stay
+// in their integer form, 4 products per dotPacked4x8EXT, and the block scales are applied once
+// per 16 or 32 weights: the per-weight int -> float conversion of the float DMMV is gone, and
+// the activations are 1.25 bytes per element instead of 4.
+//
+// Work is cut into chunks of 16 bytes of weight quants, and consecutive threads take
+// consecutive chunks of a row, so a subgroup's loads are contiguous (the float DMMV's
+// per-thread strides cost L1 wavefronts). Each thread loads UNROLL chunks of each of the ROWS
+// rows before it computes any, to keep enough bytes in flight per thread to cover DRAM
+// latency; the activations of a chunk are loaded once per column and serve all ROWS rows.
+//
+// NUM_COLS is the exact column count (spec only: the engine's `shared` builds exist to measure
+// register pressure and are not repeated here).
+//
+// Included after dmmv_intdot_common.glsl and a format file (dmmv_intdot_<fmt>.glsl), which
+// defines, before this body:
+//   CHUNKS_PER_ROW(cols)                          chunks of 16 quant bytes per row
+//   struct WeightChunk, struct XChunk             what one chunk of weights / activations holds
+//   WeightChunk load_weights(uint row, uint chunk)
+//   XChunk load_x(uint c, uint chunk)             column c's activations matching the chunk
+//   float chunk_dot(WeightChunk w, XChunk x)      their dot product, scales applied
+// and binds the weights at binding 0.
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+
+layout(constant_id = 0) const int NUM_COLS = 1;    // activation columns of this dispatch
+layout(constant_id = 3) const int ROWS = 2;        // rows per workgroup
+layout(constant_id = 4) const int ACCUMULATE = 0;  // 1: y += W x (fused residual add)
+layout(constant_id = 5) const int UNROLL = 2;      // chunks per thread whose loads go out together
+layout(local_size_x_id = 2) in;                    // threads per workgroup (spec id 2)
+
+layout(binding = 3) buffer Y { float y[]; };  // column c at c * y_stride floats
+
+float acc[ROWS * NUM_COLS];
+
+// Subgroup partial sums, one row of ROWS * NUM_COLS per subgroup. Sized for the smallest
+// subgroup phasebench runs on (8, lavapipe).
+shared float partial[(gl_WorkGroupSize.x / 8) * ROWS * NUM_COLS];
+
+// Adds chunks first, first + T, ..., first + (N - 1) T of every row (T = threads).
+#define ACCUMULATE_CHUNKS(N)                                                          \
+  {                                                                                   \
+    WeightChunk wc[(N) * ROWS];                                                       \
+    for (int u = 0; u < (N); ++u) {                                                   \
+      for (int r = 0; r < ROWS; ++r) {                                                \
+        /* rows past the end compute on the last row and are never written */        \
+        wc[u * ROWS + r] = load_weights(min(first_row + r, pc.rows - 1),              \
+                                        first + u * gl_WorkGroupSize.x);              \
+      }                                                                               \
+    }                                                                                 \
+    for (int u = 0; u < (N); ++u) {                                                   \
+      for (int c = 0; c < NUM_COLS; ++c) {                                            \
+        const XChunk xc = load_x(c, first + u * gl_WorkGroupSize.x);                  \
+        for (int r = 0; r < ROWS; ++r) acc[r * NUM_COLS + c] += chunk_dot(wc[u * ROWS + r], xc); \
+      }                                                                               \
+    }                                                                                 \
+  }
+
+void main() {
+  const uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  const uint first_row = group * ROWS;
+  for (int i = 0; i < ROWS * NUM_COLS; ++i) acc[i] = 0.0;
+
+  const uint chunks = CHUNKS_PER_ROW(pc.cols);
+  const uint step = gl_WorkGroupSize.x;
+  uint first = gl_LocalInvocationID.x;
+  for (; first + (UNROLL - 1) * step < chunks; first += UNROLL * step) ACCUMULATE_CHUNKS(UNROLL)
+  for (; first < chunks; first += step) ACCUMULATE_CHUNKS(1)
+
+  // Reduce over the workgroup: within subgroups, then across them through shared memory.
+  for (int i = 0; i < ROWS * NUM_COLS; ++i) {
+    const float sum = subgroupAdd(acc[i]);
+    if (subgroupElect()) partial[gl_SubgroupID * (ROWS * NUM_COLS) + i] = sum;
+  }
+  barrier();
+  for (uint i = gl_LocalInvocationID.x; i < ROWS * NUM_COLS; i += gl_WorkGroupSize.x) {
+    const uint r = i / NUM_COLS;
+    const uint c = i % NUM_COLS;
+    const uint row = first_row + r;
+    if (row >= pc.rows) continue;
+    float total = 0.0;
+    for (uint g = 0; g < gl_NumSubgroups; ++g) total += partial[g * (ROWS * NUM_COLS) + i];
+    const uint at = pc.y_offset + c * pc.y_stride + pc.row_base + row;
+    y[at] = ACCUMULATE != 0 ? y[at] + total : total;
+  }
+}

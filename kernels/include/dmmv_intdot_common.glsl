@@ -1,0 +1,28 @@
+// Declarations every integer-dot DMMV kernel shares, included before its format file: the
+// extensions, the quantized activations at bindings 1 and 2, and the push constants
+// (engine/ops/dmmv_intdot_op.h, DmmvIntdotPush).
+#extension GL_EXT_integer_dot_product : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
+#extension GL_EXT_shader_16bit_storage : require
+
+#define QX_QUANTS_BINDING 1
+#define QX_SCALES_BINDING 2
+#include "dmmv_intdot_quantized_x.glsl"
+
+layout(push_constant) uniform Push {
+  uint rows;       // rows of this dispatch's weight slice
+  uint cols;       // input length
+  uint y_stride;   // floats between y columns
+  uint row_base;   // row index in y of the slice's first row
+  uint y_offset;   // floats from the y binding's start to column 0
+  uint xq_offset;  // uvec4s from the quants binding's start to column 0
+  uint xs_offset;  // vec2s from the scales binding's start to column 0
+} pc;
+
+// 16 quants of column c starting at k = 16 * k16, and the scales of its block of 32.
+uvec4 x_quants(uint c, uint k16) { return xq[pc.xq_offset + c * (pc.cols >> 4) + k16]; }
+vec2 x_scales(uint c, uint block) { return xs[pc.xs_offset + c * (pc.cols >> 5) + block]; }
+
+// Sum of the four byte products of two words of packed int8, added to `sum`.
+int dot4(uint a, uint b, int sum) { return sum + dotPacked4x8EXT(int(a), int(b)); }
+int dot16(uvec4 a, uvec4 b) { return dot4(a.w, b.w, dot4(a.z, b.z, dot4(a.y, b.y, dot4(a.x, b.x, 0)))); }

@@ -1,0 +1,73 @@
+// Q6_K for the integer-dot DMMV (dmmv_intdot_body.glsl). A block of 256 is two halves n of 128;
+// a chunk is 16 bytes of a half's ql (t = 0..3): byte 64n + 16t + e holds the low 4 bits of
+// weight 128n + 16t + e (low nibble, sub-block 8n + t) and of weight 128n + 64 + 16t + e (high
+// nibble, sub-block 8n + 4 + t); their top 2 bits sit in qh byte 32n + 16(t & 1) + e at bits
+// 2(t >> 1) and 4 + 2(t >> 1). The 6-bit values minus 32 are packed back into signed bytes,
+// dotted with the activation quants, and scaled once per 16 weights by d * scales[sub-block].
+// The 210-byte blocks are only 2-byte aligned, so they are read as 16-bit words.
+#define CHUNKS_PER_ROW(cols) ((cols) / 256 * 8)
+
+layout(binding = 0) readonly buffer W { uint16_t w[]; };  // 105 half-words per block
+
+struct WeightChunk {
+  uvec4 lo;      // q - 32 as int8 bytes: 16 weights of sub-block 8n + t
+  uvec4 hi;      // 16 weights of sub-block 8n + 4 + t
+  vec2 scales;   // d * scales of the two sub-blocks
+};
+
+struct XChunk {
+  uvec4 lo, hi;   // the activation quants matching lo and hi
+  float dlo, dhi;  // their blocks' scales
+};
+
+uint q6k_word(uint half_word) { return uint(w[half_word]) | (uint(w[half_word + 1u]) << 16); }
+
+float q6k_scale(uint base, uint index) {  // int8 scales[index], the scales start at byte 192
+  const uint byte_offset = 192u + index;
+  const uint half_word = uint(w[base + (byte_offset >> 1)]);
+  const uint b = (byte_offset & 1u) != 0u ? (half_word >> 8) : (half_word & 0xffu);
+  return float(int(b << 24) >> 24);
+}
+
+// Four 6-bit values (0..63, one per byte) minus 32 as int8 bytes: with the top bit of every
+// byte set first, the subtraction cannot borrow across bytes.
+uint q6k_centered(uint q) { return ((q | 0x80808080u) - 0x20202020u) ^ 0x80808080u; }
+
+// Four weights of the low and of the high sub-block from a word of ql and one of qh.
+uvec2 q6k_pair(uint l, uint h, uint shift) {
+  return uvec2(q6k_centered((l & 0x0f0f0f0fu) | (((h >> shift) & 0x03030303u) << 4)),
+               q6k_centered(((l >> 4) & 0x0f0f0f0fu) | (((h >> (shift + 4u)) & 0x03030303u) << 4)));
+}
+
+WeightChunk load_weights(uint row, uint chunk) {
+  const uint base = (row * (pc.cols / 256u) + (chunk >> 3)) * 105u;
+  const uint n = (chunk & 7u) >> 2, t = chunk & 3u;
+  const uint ql = base + 32u * n + 8u * t;               // half-word of ql[64n + 16t]
+  const uint qh = base + 64u + 16u * n + 8u * (t & 1u);  // half-word of qh[32n + 16(t & 1)]
+  const uint shift = 2u * (t >> 1);
+  const uvec2 p0 = q6k_pair(q6k_word(ql), q6k_word(qh), shift);
+  const uvec2 p1 = q6k_pair(q6k_word(ql + 2u), q6k_word(qh + 2u), shift);
+  const uvec2 p2 = q6k_pair(q6k_word(ql + 4u), q6k_word(qh + 4u), shift);
+  const uvec2 p3 = q6k_pair(q6k_word(ql + 6u), q6k_word(qh + 6u), shift);
+  WeightChunk c;
+  c.lo = uvec4(p0.x, p1.x, p2.x, p3.x);
+  c.hi = uvec4(p0.y, p1.y, p2.y, p3.y);
+  const float d = unpackHalf2x16(uint(w[base + 104u])).x;
+  c.scales = d * vec2(q6k_scale(base, 8u * n + t), q6k_scale(base, 8u * n + 4u + t));
+  return c;
+}
+
+XChunk load_x(uint c, uint chunk) {
+  const uint block = chunk >> 3, n = (chunk & 7u) >> 2, t = chunk & 3u;
+  const uint k16 = block * 16u + n * 8u + t;  // k = 256 block + 128 n + 16 t
+  XChunk x;
+  x.lo = x_quants(c, k16);
+  x.hi = x_quants(c, k16 + 4u);  // 64 further
+  x.dlo = x_scales(c, k16 >> 1).x;
+  x.dhi = x_scales(c, (k16 + 4u) >> 1).x;
+  return x;
+}
+
+float chunk_dot(WeightChunk w, XChunk x) {
+  return x.dlo * (w.scales.x * float(dot16(w.lo, x.lo))) + x.dhi * (w.scales.y * float(dot16(w.hi, x.hi)));
+}

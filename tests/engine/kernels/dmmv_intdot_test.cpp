@@ -1,0 +1,299 @@
+// The integer-dot DMMV path (quantize_x + dmmv_intdot_<fmt>) against two references:
+//   integer reference (ref::quantize_x, ref::dmmv_intdot): the quantized activations bit for
+//     bit; y within float32 rounding, |gpu - ref| <= 5e-7 sum_k |w_k xhat_k| + 1e-6 (measured: at
+//     most 5e-8: the integer sums are exact, only the order of the float scale-and-add steps
+//     differs);
+//   float reference (ref::dmmv on the unquantized x): |gpu - ref| <= sum_k |w_k| d(k) / 2 (the
+//     rigorous bound of int8 activations, ref::intdot_quantization_bound) + 2e-5 sum |w x|.
+// IntdotError measures the second on the CPU at llama3-8b widths: the RMS of
+// |intdot - float| / sum_k |w_k x_k| is about 0.05% and its maximum about 0.2% (printed).
+// Where the build lacks the kernels (glslang without GL_EXT_integer_dot_product) every case
+// asserts that they are absent and that the builders refuse with a UsageError.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <iostream>
+#include <random>
+
+#include "engine/ops/dmmv_intdot_op.h"
+#include "engine/quant/quantize.h"
+#include "engine/reference/dmmv_intdot_ref.h"
+#include "engine/reference/dmmv_ref.h"
+#include "harness/build_info.h"
+#include "harness/errors.h"
+#include "kernels/registry.h"
+#include "tests/support/gpu_test.h"
+#include "tests/support/random_matrix.h"
+
+namespace pb::test {
+namespace {
+
+constexpr WeightFormat kIntdotFormats[] = {WeightFormat::Q8_0, WeightFormat::Q4_K, WeightFormat::Q6_K};
+
+// sum_k |w_k v_k| for row r and column c of v (c * v_stride).
+double magnitude(const Matrix& w, uint32_t cols, uint32_t r, const float* v) {
+  double m = 0;
+  for (uint32_t k = 0; k < cols; ++k) m += std::fabs(double(w.dequantized[size_t(r) * cols + k]) * v[k]);
+  return m;
+}
+
+std::vector<float> dequantized_x(const ref::QuantizedXHost& q) {
+  std::vector<float> x(q.quants.size());
+  for (size_t k = 0; k < x.size(); ++k) x[k] = float(q.quants[k]) * q.scales[2 * (k / 32)];
+  return x;
+}
+
+struct IntdotCase {
+  WeightFormat format;
+  uint32_t rows, cols, ncols;
+  bool accumulate;
+  DmmvIntdotTuning tuning;
+  uint64_t max_range = 0;  // bytes one binding may cover; 0 = the device's
+};
+
+void PrintTo(const IntdotCase& c, std::ostream* os) {
+  *os << format_name(c.format) << " " << c.rows << "x" << c.cols << " ncols=" << c.ncols
+      << (c.accumulate ? " accumulate" : "") << " threads=" << c.tuning.threads << " rows=" << c.tuning.rows
+      << " unroll=" << c.tuning.unroll << (c.max_range ? " sliced" : "");
+}
+
+// What the GPU computed: y, and the quantized activations as bytes.
+struct GpuResult {
+  std::vector<float> y;
+  std::vector<uint8_t> qx;  // quantized_x_bytes of them
+};
+
+GpuResult run_on_gpu(const IntdotCase& p, const Matrix& w, const std::vector<float>& x, uint32_t x_stride,
+                     const std::vector<float>& y, uint32_t y_stride) {
+  BindingLimits limits = BindingLimits::of(device().info());
+  if (p.max_range) limits.max_range = p.max_range;
+  Buffer wb(device(), w.bytes.size(), MemoryUse::Device, "w");
+  transfer().upload(wb, 0, w.bytes);
+  Buffer xb = upload_floats(x, "x");
+  Buffer yb = upload_floats(y, "y");
+  const uint64_t qx_bytes = quantized_x_bytes(p.cols, p.ncols, limits);
+  Buffer qb(device(), qx_bytes, MemoryUse::Device, "qx");
+  const QuantizedX qx = quantized_x_in(TensorView::whole(qb), p.cols, p.ncols, limits);
+  const ProjectionProblem problem{p.format, TensorView::whole(wb), TensorView::whole(xb), TensorView::whole(yb),
+                                  p.rows, p.cols, p.ncols, x_stride, y_stride, p.accumulate};
+  std::vector<Op> ops = quantize_x_ops(problem, qx, limits);
+  for (const Op& op : dmmv_intdot_ops(problem, qx, limits, p.tuning)) ops.push_back(op);
+  run_ops(ops, BarrierPolicy::Ledger);
+  GpuResult r{download_floats(yb, y.size()), std::vector<uint8_t>(qx_bytes)};
+  const auto words = download_floats(qb, qx_bytes / 4);
+  std::memcpy(r.qx.data(), words.data(), qx_bytes);
+  return r;
+}
+
+// The quantized activations the GPU wrote equal the CPU quantizer's, bit for bit.
+void expect_same_quantized_x(const GpuResult& gpu, const ref::QuantizedXHost& cpu, uint64_t scales_at) {
+  for (size_t k = 0; k < cpu.quants.size(); ++k) {
+    ASSERT_EQ(int8_t(gpu.qx[k]), cpu.quants[k]) << "quant " << k;
+  }
+  for (size_t i = 0; i < cpu.scales.size(); ++i) {
+    float v;
+    std::memcpy(&v, gpu.qx.data() + scales_at + 4 * i, 4);
+    ASSERT_EQ(v, cpu.scales[i]) << (i % 2 ? "block sum " : "scale ") << i / 2;
+  }
+}
+
+// Kernels absent: the builders must refuse, never fall back.
+void expect_refused(const IntdotCase& p) {
+  EXPECT_EQ(find_kernel(dmmv_intdot_kernel_name(p.format)), nullptr);
+  EXPECT_EQ(find_kernel("quantize_x"), nullptr);
+  EXPECT_FALSE(dmmv_intdot_supported(device().info(), p.format));
+  Buffer any(device(), 1 << 16, MemoryUse::Device, "any");
+  const BindingLimits limits = BindingLimits::of(device().info());
+  const ProjectionProblem problem{p.format, TensorView::whole(any), TensorView::whole(any), TensorView::whole(any),
+                                  p.rows, p.cols, p.ncols, p.cols, p.rows, p.accumulate};
+  const QuantizedX qx = quantized_x_in(TensorView::whole(any), p.cols, p.ncols, limits);
+  EXPECT_THROW(quantize_x_ops(problem, qx, limits), UsageError);
+  EXPECT_THROW(dmmv_intdot_ops(problem, qx, limits, p.tuning), UsageError);
+}
+
+class DmmvIntdotTest : public GpuTest, public ::testing::WithParamInterface<IntdotCase> {};
+
+TEST_P(DmmvIntdotTest, MatchesTheIntegerAndTheFloatReference) {
+  const IntdotCase& p = GetParam();
+  ASSERT_EQ(find_kernel("quantize_x") != nullptr, build_info().has_intdot_shaders);
+  if (!build_info().has_intdot_shaders) return expect_refused(p);
+  ASSERT_NE(find_kernel(dmmv_intdot_kernel_name(p.format)), nullptr);
+  // Compiled in but the device lacks integer dot products: the engine must not choose it.
+  if (!device().info().caps.integer_dot_product) {
+    EXPECT_FALSE(dmmv_intdot_supported(device().info(), p.format));
+    return;
+  }
+  ASSERT_TRUE(dmmv_intdot_supported(device().info(), p.format));
+
+  std::mt19937 rng(4321 + p.rows + p.ncols + p.cols);
+  const Matrix w = random_matrix(p.format, p.rows, p.cols, rng);
+  const uint32_t x_stride = p.cols + 4;  // padded, so columns are not back to back
+  const uint32_t y_stride = p.rows + 3;
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> x(size_t(x_stride) * p.ncols), y(size_t(y_stride) * p.ncols);
+  for (auto& v : x) v = uniform(rng);
+  for (auto& v : y) v = uniform(rng);
+  const GpuResult gpu = run_on_gpu(p, w, x, x_stride, y, y_stride);
+
+  const ref::QuantizedXHost qx = ref::quantize_x(x, p.cols, p.ncols, x_stride);
+  BindingLimits limits = BindingLimits::of(device().info());
+  const uint64_t scales_at = quantized_x_bytes(p.cols, p.ncols, limits) - qx.scales.size() * 4;
+  expect_same_quantized_x(gpu, qx, scales_at);
+  std::vector<float> integer = y, floating = y;
+  ref::dmmv_intdot(p.format, w.bytes, p.rows, p.cols, qx, integer, y_stride, p.accumulate);
+  ref::dmmv(p.format, w.bytes, p.rows, p.cols, x, p.ncols, x_stride, floating, y_stride, p.accumulate);
+  const std::vector<float> xhat = dequantized_x(qx);
+  double worst_integer = 0, worst_float = 0;  // |gpu - reference| / its magnitude, printed
+  for (uint32_t c = 0; c < p.ncols; ++c) {
+    for (uint32_t r = 0; r < y_stride; ++r) {
+      const size_t at = size_t(c) * y_stride + r;
+      if (r >= p.rows) {  // padding between columns is never written
+        ASSERT_EQ(gpu.y[at], y[at]) << "padding written at column " << c << " row " << r;
+        continue;
+      }
+      const double m_hat = magnitude(w, p.cols, r, &xhat[size_t(c) * p.cols]);
+      ASSERT_NEAR(gpu.y[at], integer[at], 5e-7 * m_hat + 1e-6) << "integer reference, column " << c << " row " << r;
+      const std::span<const float> w_row(&w.dequantized[size_t(r) * p.cols], p.cols);
+      const double bound = ref::intdot_quantization_bound(w_row, qx, c);
+      const double m = magnitude(w, p.cols, r, &x[size_t(c) * x_stride]);
+      ASSERT_NEAR(gpu.y[at], floating[at], bound + 2e-5 * m + 1e-6) << "float reference, column " << c << " row " << r;
+      worst_integer = std::max(worst_integer, std::fabs(gpu.y[at] - integer[at]) / m_hat);
+      worst_float = std::max(worst_float, std::fabs(gpu.y[at] - floating[at]) / m);
+    }
+  }
+  std::cout << "[ intdot ] " << ::testing::PrintToString(p) << ": max |gpu - integer ref| / sum|w xhat| "
+            << worst_integer << ", max |gpu - float ref| / sum|w x| " << worst_float << "\n";
+}
+
+std::vector<IntdotCase> cases() {
+  std::vector<IntdotCase> list;
+  for (WeightFormat f : kIntdotFormats) {
+    for (uint32_t n : {1u, 2u, 4u, 8u}) {
+      for (bool accumulate : {false, true}) list.push_back({f, 37, 512, n, accumulate, {}});  // 37: not a multiple of 2 rows
+    }
+    list.push_back({f, 37, 512, 13, true, {}});                 // pieces of 8 + 4 + 1
+    list.push_back({f, 19, 256, 16, false, {}});                // the widest pipeline
+    list.push_back({f, 37, 1280, 3, false, {16, 3, 2}});        // unrolled main loop and its tail
+    list.push_back({f, 21, 768, 1, true, {32, 1, 4}});
+    list.push_back({f, 37, 512, 2, false, {}, row_bytes(f, 512) * 10});  // weights split by rows
+  }
+  list.push_back({WeightFormat::Q8_0, 21, 192, 2, false, {}});  // Q8_0 needs only 64 | cols
+  return list;
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, DmmvIntdotTest, ::testing::ValuesIn(cases()));
+
+// Ties, zeros and tiny blocks: the GPU quantizer picks the same integers as the CPU one.
+class QuantizeXTest : public GpuTest {};
+
+TEST_F(QuantizeXTest, MatchesTheCpuQuantizerBitForBit) {
+  if (!build_info().has_intdot_shaders) return expect_refused({WeightFormat::Q8_0, 1, 256, 3, false, {}});
+  const uint32_t cols = 256, ncols = 3, stride = 260;
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.0f, 1.5f);
+  std::vector<float> x(size_t(stride) * ncols);
+  for (auto& v : x) v = normal(rng);
+  for (uint32_t i = 0; i < 32; ++i) x[32 + i] = 0.0f;  // an all-zero block
+  for (uint32_t i = 0; i < 32; ++i) x[64 + i] *= 1e-20f;  // a tiny one
+  // Exact ties between every pair of quants in -15..16: with amax = 3, (q + 0.5) d is exact.
+  const float d = ref::quantized_x_scale(3.0f);
+  x[96] = 3.0f;
+  for (uint32_t i = 1; i < 32; ++i) x[96 + i] = (float(int(i) - 16) + 0.5f) * d;
+  x[stride + 5] = -9.0f;  // a negative maximum
+  const IntdotCase p{WeightFormat::Q8_0, 1, cols, ncols, false, {}};
+  const Matrix w = [&] {
+    std::mt19937 r(1);
+    return random_matrix(p.format, p.rows, p.cols, r);
+  }();
+  std::vector<float> y(ncols, 0.0f);
+  const GpuResult gpu = run_on_gpu(p, w, x, stride, y, 1);
+  const ref::QuantizedXHost qx = ref::quantize_x(x, cols, ncols, stride);
+  const uint64_t scales_at =
+      quantized_x_bytes(cols, ncols, BindingLimits::of(device().info())) - qx.scales.size() * 4;
+  expect_same_quantized_x(gpu, qx, scales_at);
+  EXPECT_EQ(qx.quants[96], 127);
+  EXPECT_EQ(qx.quants[97], -14);      // -14.5: to even
+  EXPECT_EQ(qx.quants[98], -14);      // -13.5: to even
+  EXPECT_EQ(qx.quants[cols + 5], -127);  // column 1 at cols: the stride's padding is dropped
+}
+
+TEST(QuantizeXReference, RoundsToNearestWithTiesToEven) {
+  std::vector<float> x(32, 0.0f);
+  x[0] = 3.0f;
+  const float d = ref::quantized_x_scale(3.0f);
+  x[1] = 2.5f * d;   // tie: 2
+  x[2] = 3.5f * d;   // tie: 4
+  x[3] = -2.5f * d;  // tie: -2
+  x[4] = std::nextafter(2.5f * d, 1.0f);  // just above: 3
+  const ref::QuantizedXHost q = ref::quantize_x(x, 32, 1, 32);
+  EXPECT_EQ(q.quants[0], 127);
+  EXPECT_EQ(q.quants[1], 2);
+  EXPECT_EQ(q.quants[2], 4);
+  EXPECT_EQ(q.quants[3], -2);
+  EXPECT_EQ(q.quants[4], 3);
+  EXPECT_GE(d * 127.0f, 3.0f);                   // rounded up: max |x| never clips
+  EXPECT_EQ(std::bit_cast<uint32_t>(d) & 0x1fffu, 0u);  // 11 significant bits
+  EXPECT_EQ(q.scales[1], d * float(127 + 2 + 4 - 2 + 3));
+}
+
+// The error of int8 activations against the float path, at llama3-8b widths with
+// activation-like inputs (normal, a few outliers), on the CPU references: what a user trades
+// for the integer path. The bound holds everywhere; the measured figures are printed.
+TEST(IntdotError, AgainstTheFloatPathAtModelWidths) {
+  for (WeightFormat f : kIntdotFormats) {
+    const uint32_t rows = 48, cols = 4096;
+    std::mt19937 rng(99);
+    const Matrix w = random_matrix(f, rows, cols, rng);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> x(cols);
+    for (auto& v : x) v = normal(rng);
+    for (uint32_t k = 0; k < cols; k += 97) x[k] *= 20.0f;  // outlier channels
+    const ref::QuantizedXHost qx = ref::quantize_x(x, cols, 1, cols);
+    std::vector<float> integer(rows), floating(rows);
+    ref::dmmv_intdot(f, w.bytes, rows, cols, qx, integer, rows, false);
+    ref::dmmv(f, w.bytes, rows, cols, x, 1, cols, floating, rows, false);
+    double sum_sq = 0, worst = 0;
+    for (uint32_t r = 0; r < rows; ++r) {
+      const double m = magnitude(w, cols, r, x.data());
+      const double err = std::fabs(double(integer[r]) - floating[r]);
+      const std::span<const float> w_row(&w.dequantized[size_t(r) * cols], cols);
+      ASSERT_LE(err, ref::intdot_quantization_bound(w_row, qx, 0) + 1e-6 * m) << "row " << r;
+      sum_sq += (err / m) * (err / m);
+      worst = std::max(worst, err / m);
+    }
+    const double rms = std::sqrt(sum_sq / rows);
+    std::cout << "[ intdot error ] " << format_name(f) << " " << rows << "x" << cols
+              << ": |intdot - float| / sum|w x|: rms " << rms << ", max " << worst << "\n";
+    EXPECT_LT(rms, 2e-3);
+    EXPECT_LT(worst, 1e-2);
+  }
+}
+
+TEST(DmmvIntdotOps, RefusesWhatTheKernelsCannotRun) {
+  Buffer any(device(), 1 << 20, MemoryUse::Device, "any");
+  const BindingLimits limits = BindingLimits::of(device().info());
+  const QuantizedX qx = quantized_x_in(TensorView::whole(any), 512, 2, limits);
+  const auto problem = [&](WeightFormat f, uint32_t cols) {
+    return ProjectionProblem{f, TensorView::whole(any), TensorView::whole(any), TensorView::whole(any),
+                             8, cols, 2, cols, 8, false};
+  };
+  EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::F16, 512), qx, limits), UsageError);
+  EXPECT_EQ(dmmv_intdot_kernel_name(WeightFormat::F32), nullptr);
+  EXPECT_FALSE(dmmv_intdot_supported(device().info(), WeightFormat::F16));
+  EXPECT_THROW(quantized_x_in(TensorView::whole(any), 100, 1, limits), UsageError);
+  if (!build_info().has_intdot_shaders) return;  // the other refusals need the kernels
+  EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q4_K, 256), qx, limits), UsageError);  // x of other cols
+  const QuantizedX qx96 = quantized_x_in(TensorView::whole(any), 96, 2, limits);
+  EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q8_0, 96), qx96, limits), UsageError);  // 64 ∤ 96
+  EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q4_K, 512), qx, limits, DmmvIntdotTuning{12, 1, 1}), UsageError);
+  const auto ops = dmmv_intdot_ops(ProjectionProblem{WeightFormat::Q4_K, TensorView::whole(any), TensorView::whole(any),
+                                                     TensorView::whole(any), 8, 512, 2, 512, 8, false},
+                                   quantized_x_in(TensorView::whole(any), 512, 2, limits), limits);
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].spec.values[0], 2);
+}
+
+}  // namespace
+}  // namespace pb::test
