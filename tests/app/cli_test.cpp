@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "harness/build_info.h"
 #include "tests/support/shell_command.h"
 
 namespace {
@@ -95,6 +96,24 @@ TEST(CliRun, UnknownPresetAndBadAxisValuesAreUsageErrors) {
   r = run("run --model tiny-dense --prompt twelve --no-bandwidth");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("not an integer"), std::string::npos) << r.out;
+}
+
+// The int8 path checked against the reference that quantizes as it does; a build without the
+// integer-dot kernels must refuse it with the way out, never run float under the int8 label.
+TEST(CliRun, Int8ActivationsMatchTheirReferenceOrAreRefused) {
+  const Result r = run("run --model tiny-llama --prompt 5 --decode 3 --repetitions 1 --warmup 0 "
+                       "--dmmv-activations int8 --reference --validate --no-bandwidth "
+                       "--out /tmp/phasebench-cli-int8.json");
+  if (!pb::build_info().has_intdot_shaders) {
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("--glslang-from-source"), std::string::npos) << r.out;
+    return;
+  }
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("matches the CPU reference"), std::string::npos) << r.out;
+  const Result bad = run("run --model tiny-llama --dmmv-activations int4 --no-bandwidth");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.out.find("float, int8"), std::string::npos) << bad.out;
 }
 
 TEST(CliRun, ReferenceCheckPassesAndProgressIsSilentWhenPiped) {
