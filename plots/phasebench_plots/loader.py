@@ -68,6 +68,27 @@ def load_inputs(paths) -> Inputs:
     return inputs
 
 
+def _ends_inside_a_value(text):
+    """True when the text stops inside a string or an unclosed object or array: a file cut short,
+    wherever the parser happened to notice it (a cut inside a number fails before the end)."""
+    depth, in_string, escaped = 0, False, False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+    return in_string or depth > 0
+
+
 def read_json(path: Path):
     try:
         text = path.read_text(encoding="utf-8")
@@ -80,7 +101,7 @@ def read_json(path: Path):
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        truncated = e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string")
+        truncated = e.pos >= len(text.rstrip()) or _ends_inside_a_value(text)
         what = "truncated JSON (it ends early)" if truncated else "malformed JSON"
         raise InputError(path, None, f"{what}: {e.msg} at line {e.lineno} column {e.colno}") from None
 
