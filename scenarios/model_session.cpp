@@ -57,7 +57,7 @@ ModelSession::ModelSession(Device& device, PipelineSet& pipelines, Transfer& tra
                            const RunConfig& run, const ActivationSizes& sizes)
     : config_(model_config_for(run)), transfer_(transfer) {
   ActivationSizes aligned = sizes;
-  aligned.routing_alignment = std::max<uint64_t>(device.info().min_storage_buffer_offset_alignment, 16);
+  aligned.binding_alignment = std::max<uint64_t>(device.info().min_storage_buffer_offset_alignment, 16);
   // A GGUF file brings its own tensor formats (run.weights is for synthetic weights only).
   std::optional<GgufModel> gguf;
   if (!run.gguf.empty()) gguf.emplace(GgufModel::open(run.gguf));

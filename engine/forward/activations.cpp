@@ -34,7 +34,7 @@ uint64_t columns_bytes(uint32_t width, uint32_t cols) { return uint64_t(column_s
 uint64_t quantized_inputs_bytes(const Widths& w, const ActivationSizes& s) {
   if (!s.quantized_inputs) return 0;
   const uint32_t widest = std::max({w.hidden, w.q, w.ffn, w.value});
-  return quantized_x_bytes((widest + 255) / 256 * 256, s.max_cols, BindingLimits{s.routing_alignment});
+  return quantized_x_bytes((widest + 255) / 256 * 256, s.max_cols, BindingLimits{s.binding_alignment});
 }
 
 Columns2D columns(Device& device, uint32_t width, uint32_t cols, const char* name) {
@@ -60,7 +60,7 @@ uint64_t Activations::bytes_needed(const ModelConfig& c, const ActivationSizes& 
   }
   if (c.has_moe()) {
     const uint64_t assignments = cols * c.moe.top_k;
-    total += columns_bytes(w.experts, cols) + moe_routing_bytes(c.moe, s.max_cols, s.routing_alignment) +
+    total += columns_bytes(w.experts, cols) + moe_routing_bytes(c.moe, s.max_cols, s.binding_alignment) +
              columns_bytes(w.expert_ffn, 1) * assignments * 3 + columns_bytes(w.hidden, 1) * assignments +
              columns_bytes(1, cols);
   }
@@ -113,7 +113,7 @@ Activations::Activations(Device& device, const ModelConfig& c, const ActivationS
   if (c.has_moe()) {
     const uint32_t assignments = cols * c.moe.top_k;
     router = columns(device, w.experts, cols, "router logits");
-    routing = Buffer(device, moe_routing_bytes(c.moe, cols, s.routing_alignment), MemoryUse::Device, "routing");
+    routing = Buffer(device, moe_routing_bytes(c.moe, cols, s.binding_alignment), MemoryUse::Device, "routing");
     e_gate = columns(device, w.expert_ffn, assignments, "expert gate");
     e_up = columns(device, w.expert_ffn, assignments, "expert up");
     e_act = columns(device, w.expert_ffn, assignments, "expert act");

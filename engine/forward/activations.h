@@ -23,8 +23,8 @@ struct ActivationSizes {
   uint32_t max_cols = 1;  // activation columns of the widest chunk
   uint32_t max_ctx = 1;   // positions: prompt plus decode
   uint64_t attention_scratch_bytes = 0;
-  uint64_t routing_alignment = 256;  // minStorageBufferOffsetAlignment for the MoE routing views
-                                     // and the quantized-input parts
+  uint64_t binding_alignment = 256;  // minStorageBufferOffsetAlignment: where the parts of the MoE
+                                     // routing and quantized-input buffers may start
   bool quantized_inputs = false;     // a buffer for int8 DMMV inputs (dmmv_activations: int8)
 };
 

@@ -46,7 +46,7 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, Columns cols) 
   const ModelConfig& c = f.config();
   const MoeShape& m = c.moe;
   const MoeRouting routing =
-      moe_routing_in(TensorView::whole(f.act.routing), m, f.act.sizes().max_cols, f.act.sizes().routing_alignment);
+      moe_routing_in(TensorView::whole(f.act.routing), m, f.act.sizes().max_cols, f.act.sizes().binding_alignment);
   const uint32_t piece = std::min<uint32_t>(f.act.sizes().max_cols, kMoeGroupMaxAssignments / m.top_k);
   for (uint32_t first = cols.first; first < cols.first + cols.count; first += piece) {
     const Columns tokens{first, std::min(piece, cols.first + cols.count - first)};

@@ -3,7 +3,7 @@
 // `shared:64` at each count one of their dispatches serves.
 #include "engine/ops/dmmv_op.h"
 #include "kernels/bench/benchmarks.h"
-#include "kernels/bench/synthetic_fill.h"
+#include "kernels/bench/projection_case.h"
 
 namespace pb::bench {
 namespace {
@@ -19,29 +19,9 @@ constexpr std::pair<uint32_t, uint32_t> kTunings[] = {{32, 1},  {64, 1},  {64, 2
 BenchCase dmmv_case(BenchEnv& env, WeightFormat format, const ProjectionShape& shape, NumColsMode mode,
                     uint32_t ncols, DmmvTuning tuning = {}) {
   BenchCase c;
-  auto weights = env.weights().get(env.device(), env.pipelines(), format, shape.rows, shape.cols);
-  c.resources.push_back(weights);
-  const Buffer& x = keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32,
-                                             uint64_t(ncols) * shape.cols, 1, "dmmv x"));
-  const Buffer& y =
-      keep(c, Buffer(env.device(), uint64_t(ncols) * shape.rows * 4, MemoryUse::Device, "dmmv y"));
   const BindingLimits limits = BindingLimits::of(env.info());
-  for (const Buffer& w : weights->copies) {
-    const ProjectionProblem p{format,
-                              TensorView::whole(w),
-                              TensorView::whole(x),
-                              TensorView::whole(y),
-                              shape.rows,
-                              shape.cols,
-                              ncols,
-                              shape.cols,
-                              shape.rows,
-                              false};
-    const auto ops = dmmv_ops(p, mode, limits, tuning);
-    c.round.insert(c.round.end(), ops.begin(), ops.end());
-  }
-  c.invocations = static_cast<uint32_t>(weights->copies.size());
-  c.cost = projection_cost(format, shape.rows, shape.cols, ncols);
+  add_projection_rounds(c, env, format, shape, ncols, 1, "dmmv",
+                        [&](const ProjectionProblem& p) { return dmmv_ops(p, mode, limits, tuning); });
   return c;
 }
 

@@ -9,6 +9,7 @@
 // Compare with dmmv/<fmt>/spec/<shape>/num_cols:N (dmmv_bench.cpp), which reads the same weights.
 #include "engine/ops/dmmv_intdot_op.h"
 #include "kernels/bench/benchmarks.h"
+#include "kernels/bench/projection_case.h"
 #include "kernels/bench/synthetic_fill.h"
 
 namespace pb::bench {
@@ -21,44 +22,26 @@ constexpr DmmvIntdotTuning kTunings[] = {{32, 1, 1},  {32, 2, 2},  {64, 1, 1},  
                                          {64, 2, 2},  {64, 4, 1},  {64, 4, 2},  {128, 1, 2}, {128, 2, 2},
                                          {128, 4, 1}, {256, 2, 2}, {64, 2, 4},  {32, 4, 2}};
 
-// Compulsory traffic of the DMMV alone: the weights, the quantized activations (1 byte per
-// element and 8 bytes per 32), y written. With quantize_x in front, the float activations
-// replace the quantized ones (their round trip through memory is the pair's own business).
-KernelCost intdot_cost(WeightFormat format, const ProjectionShape& shape, uint32_t ncols, bool with_quantize) {
-  KernelCost c = projection_cost(format, shape.rows, shape.cols, ncols);
-  if (!with_quantize) c.bytes += (1.25 - 4.0) * double(shape.cols) * ncols;
-  return c;
-}
-
 BenchCase intdot_case(BenchEnv& env, WeightFormat format, const ProjectionShape& shape, uint32_t ncols,
                       bool with_quantize, DmmvIntdotTuning tuning = {}) {
   BenchCase c;
-  auto weights = env.weights().get(env.device(), env.pipelines(), format, shape.rows, shape.cols);
-  c.resources.push_back(weights);
   const BindingLimits limits = BindingLimits::of(env.info());
-  const Buffer& x = keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32,
-                                             uint64_t(ncols) * shape.cols, 1, "dmmv_intdot x"));
   // Synthetic bytes as the quantized activations of the DMMV-alone variant: its time does not
   // depend on their values, and they are never zeros.
-  const uint64_t qx_bytes = quantized_x_bytes(shape.cols, ncols, limits);
-  const Buffer& qx_storage = keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32,
-                                                      qx_bytes / 4, 3, "dmmv_intdot qx"));
-  const Buffer& y =
-      keep(c, Buffer(env.device(), uint64_t(ncols) * shape.rows * 4, MemoryUse::Device, "dmmv_intdot y"));
+  const Buffer& qx_storage =
+      keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32,
+                               quantized_x_bytes(shape.cols, ncols, limits) / 4, 3, "dmmv_intdot qx"));
   const QuantizedX qx = quantized_x_in(TensorView::whole(qx_storage), shape.cols, ncols, limits);
-  for (const Buffer& w : weights->copies) {
-    const ProjectionProblem p{format,     TensorView::whole(w), TensorView::whole(x), TensorView::whole(y),
-                              shape.rows, shape.cols,           ncols,                shape.cols,
-                              shape.rows, false};
-    if (with_quantize) {
-      const auto q = quantize_x_ops(p, qx, limits);
-      c.round.insert(c.round.end(), q.begin(), q.end());
-    }
-    const auto ops = dmmv_intdot_ops(p, qx, limits, tuning);
-    c.round.insert(c.round.end(), ops.begin(), ops.end());
-  }
-  c.invocations = static_cast<uint32_t>(weights->copies.size());
-  c.cost = intdot_cost(format, shape, ncols, with_quantize);
+  add_projection_rounds(c, env, format, shape, ncols, 1, "dmmv_intdot", [&](const ProjectionProblem& p) {
+    std::vector<Op> ops = with_quantize ? quantize_x_ops(p, qx, limits) : std::vector<Op>{};
+    const auto dmmv = dmmv_intdot_ops(p, qx, limits, tuning);
+    ops.insert(ops.end(), dmmv.begin(), dmmv.end());
+    return ops;
+  });
+  // Compulsory traffic of the DMMV alone: the weights, the quantized activations (1 byte per
+  // element and 8 bytes per 32), y written. With quantize_x in front, the float activations
+  // replace the quantized ones (their round trip through memory is the pair's own business).
+  if (!with_quantize) c.cost.bytes += (1.25 - 4.0) * double(shape.cols) * ncols;
   return c;
 }
 

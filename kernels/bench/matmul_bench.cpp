@@ -3,7 +3,7 @@
 // cooperative-matrix kernel where the device and the build have it (choose_matmul).
 #include "engine/ops/matmul_op.h"
 #include "kernels/bench/benchmarks.h"
-#include "kernels/bench/synthetic_fill.h"
+#include "kernels/bench/projection_case.h"
 
 namespace pb::bench {
 namespace {
@@ -15,29 +15,9 @@ BenchCase matmul_case(BenchEnv& env, WeightFormat format, const ProjectionShape&
                       uint32_t tokens) {
   BenchCase c;
   const MatmulChoice choice = choose_matmul(env.info(), format, coopmat);
-  auto weights = env.weights().get(env.device(), env.pipelines(), format, shape.rows, shape.cols);
-  c.resources.push_back(weights);
-  const Buffer& x = keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32,
-                                             uint64_t(tokens) * shape.cols, 2, "matmul x"));
-  const Buffer& y =
-      keep(c, Buffer(env.device(), uint64_t(tokens) * shape.rows * 4, MemoryUse::Device, "matmul y"));
   const BindingLimits limits = BindingLimits::of(env.info());
-  for (const Buffer& w : weights->copies) {
-    const ProjectionProblem p{format,
-                              TensorView::whole(w),
-                              TensorView::whole(x),
-                              TensorView::whole(y),
-                              shape.rows,
-                              shape.cols,
-                              tokens,
-                              shape.cols,
-                              shape.rows,
-                              false};
-    const auto ops = matmul_ops(p, limits, choice);
-    c.round.insert(c.round.end(), ops.begin(), ops.end());
-  }
-  c.invocations = static_cast<uint32_t>(weights->copies.size());
-  c.cost = projection_cost(format, shape.rows, shape.cols, tokens);
+  add_projection_rounds(c, env, format, shape, tokens, 2, "matmul",
+                        [&](const ProjectionProblem& p) { return matmul_ops(p, limits, choice); });
   return c;
 }
 
