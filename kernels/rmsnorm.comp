@@ -1,8 +1,9 @@
 #version 450
 // RMSNorm of activation columns: y[c] = x[c] * inversesqrt(mean(x[c]^2) + eps) * (w or 1 + w).
-// One workgroup per column. Each invocation sums its strided share of squares in float (a few
+// Workgroup (x, y) writes slice x of column y (RMS_SLICE outputs). Each invocation sums its strided share of squares in float (a few
 // dozen terms at real hidden sizes), the workgroup combines them as a tree (subgroups, then
-// subgroup partials), so the error stays at a few float ulps without double precision.
+// subgroup partials), so the error stays at a few float ulps without double precision. The
+// arithmetic is in rmsnorm_body.glsl, which intdot/rmsnorm_quantize.comp shares.
 #extension GL_GOOGLE_include_directive : require
 
 layout(local_size_x = 256) in;
@@ -20,18 +21,15 @@ layout(push_constant) uniform Push {
 } pc;
 
 #include "workgroup_reduce.glsl"
+#include "rmsnorm_body.glsl"
 
 void main() {
-  const uint xb = gl_WorkGroupID.x * pc.x_stride;
-  const uint yb = gl_WorkGroupID.x * pc.y_stride;
-  float squares = 0.0;
-  for (uint i = gl_LocalInvocationID.x; i < pc.n; i += gl_WorkGroupSize.x) {
-    const float v = x[xb + i];
-    squares += v * v;
-  }
-  const float scale = inversesqrt(wg_sum(squares) / float(pc.n) + pc.eps);
-  for (uint i = gl_LocalInvocationID.x; i < pc.n; i += gl_WorkGroupSize.x) {
-    const float weight = ADD_ONE != 0 ? 1.0 + w[i] : w[i];
-    y[yb + i] = (x[xb + i] * scale) * weight;
+  const uint xb = gl_WorkGroupID.y * pc.x_stride;
+  const uint yb = gl_WorkGroupID.y * pc.y_stride;
+  const float scale = rmsnorm_scale(xb, pc.n, pc.eps);
+  const uint step = gl_WorkGroupSize.x;
+  for (uint k = 0; k < RMS_SLICE / step; ++k) {
+    const uint i = gl_WorkGroupID.x * RMS_SLICE + k * step + gl_LocalInvocationID.x;
+    if (i < pc.n) y[yb + i] = rmsnorm_value(x[xb + i], scale, i);
   }
 }

@@ -187,11 +187,17 @@ def matmul_figures(r):
 
 
 def run_of(r, ident):
+    """The run of result file `ident`, or None and why not (for the record's "missing" rows)."""
     path = os.path.join(r.results, ident + ".json")
     if not os.path.exists(path):
-        return None
+        return None, "the run wrote no result file"
     runs = load(path).get("runs", [])
-    return runs[0] if runs and runs[0].get("status") == "ok" else None
+    if not runs:
+        return None, "the result file holds no run"
+    if runs[0].get("status") != "ok":
+        detail = runs[0].get("error") or ""
+        return None, f"the run's status is {runs[0].get('status')}" + (f": {detail}" if detail else "")
+    return runs[0], ""
 
 
 def decode_figures(r, idents, details):
@@ -199,9 +205,9 @@ def decode_figures(r, idents, details):
         int8 = ident.startswith("decode-int8-")
         model = ident.removeprefix("decode-int8-" if int8 else "decode-")
         name = f"{model} q4_k" + (", int8 DMMV inputs" if int8 else "")
-        run = run_of(r, ident)
+        run, why = run_of(r, ident)
         if not run:
-            r.missing(f"decode {name}: tok/s and roofline share", ident, "the run failed")
+            r.missing(f"decode {name}: tok/s and roofline share", ident, why)
             continue
         tok = run["summary"]["decode.tok_s"]
         share = run["derived"].get("decode_roofline_share")
@@ -222,10 +228,10 @@ def decode_figures(r, idents, details):
 
 def prefill_figure(r, ident):
     model = ident.removeprefix("prefill-").removesuffix("-no-coopmat")
-    run = run_of(r, ident)
+    run, why = run_of(r, ident)
     figure = f"prefill {model} q4_k, 512 tokens through matmul (one chunk): TFLOP/s = 2 x parameters x 512 / GPU time"
     if not run:
-        r.missing(figure, ident, "the run failed")
+        r.missing(figure, ident, why)
         return
     busy = run["summary"]["prefill.gpu_busy_ms"]
     tokens = run["config"]["prompt_tokens"]

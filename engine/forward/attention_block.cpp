@@ -50,7 +50,8 @@ void emit_attention_block(Emitter& e, const ForwardContext& f, uint32_t layer, c
   const uint32_t q_dim = c.n_heads * a.head_dim, kv_dim = c.n_kv_heads * a.head_dim;
   const Columns all = chunk.all();
   e.at(Phase::AttnNorm, l, static_cast<int32_t>(chunk.pos0));
-  e(f.rmsnorm(f.act.x, f.tensor(TensorRole::AttnNorm, l), f.act.xn, all), "attn_norm");
+  f.norm_for_projection(e, "attn_norm", f.act.x, f.tensor(TensorRole::AttnNorm, l), f.act.xn, all, chunk,
+                        f.tensor(TensorRole::AttnQ, l));
 
   e.phase(Phase::AttnQkv);
   f.project(e, "attn_q", f.tensor(TensorRole::AttnQ, l), f.act.xn, f.act.q, all, false, chunk);

@@ -18,7 +18,8 @@ void emit_deltanet_block(Emitter& e, const ForwardContext& f, uint32_t layer, co
   const Columns all = chunk.all();
   // The block's input norm exists only to feed its projections: it counts as ssm_proj.
   e.at(Phase::SsmProj, l, static_cast<int32_t>(chunk.pos0));
-  e(f.rmsnorm(f.act.x, f.tensor(TensorRole::AttnNorm, l), f.act.xn, all), "ssm_norm_in");
+  f.norm_for_projection(e, "ssm_norm_in", f.act.x, f.tensor(TensorRole::AttnNorm, l), f.act.xn, all, chunk,
+                        f.tensor(TensorRole::SsmQkv, l));
   f.project(e, "ssm_qkv", f.tensor(TensorRole::SsmQkv, l), f.act.xn, f.act.conv_in, all, false, chunk);
   f.project(e, "ssm_z", f.tensor(TensorRole::SsmZ, l), f.act.xn, f.act.ssm_z, all, false, chunk);
   f.project(e, "ssm_beta", f.tensor(TensorRole::SsmBeta, l), f.act.xn, f.act.ssm_b, all, false, chunk);

@@ -15,11 +15,11 @@
 namespace pb {
 namespace {
 
-Op glu(const ForwardContext& f, const Columns2D& gate, const Columns2D& up, const Columns2D& out,
-       uint32_t width, Columns cols) {
-  return glu_op(GluProblem{ForwardContext::columns(gate, width, cols), ForwardContext::columns(up, width, cols),
-                           ForwardContext::columns(out, width, cols), width, cols.count, gate.stride, up.stride,
-                           out.stride, f.config().ffn_activation});
+GluProblem glu(const ForwardContext& f, const Columns2D& gate, const Columns2D& up, const Columns2D& out,
+               uint32_t width, Columns cols) {
+  return GluProblem{ForwardContext::columns(gate, width, cols), ForwardContext::columns(up, width, cols),
+                    ForwardContext::columns(out, width, cols), width, cols.count, gate.stride, up.stride,
+                    out.stride, f.config().ffn_activation};
 }
 
 void emit_dense_ffn(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& chunk, Columns rest) {
@@ -28,10 +28,10 @@ void emit_dense_ffn(Emitter& e, const ForwardContext& f, int32_t l, const Chunk&
   f.project(e, "ffn_gate", f.tensor(TensorRole::FfnGate, l), f.act.xn, f.act.gate, rest, false, chunk);
   f.project(e, "ffn_up", f.tensor(TensorRole::FfnUp, l), f.act.xn, f.act.up, rest, false, chunk);
   e.phase(Phase::FfnAct);
-  e(glu(f, f.act.gate, f.act.up, f.act.act, c.ffn_hidden, rest),
-    c.ffn_activation == GluActivation::Silu ? "swiglu" : "geglu");
-  e.phase(Phase::FfnDown);
   const DeviceTensor& down = f.tensor(TensorRole::FfnDown, l);
+  f.glu_for_projection(e, c.ffn_activation == GluActivation::Silu ? "swiglu" : "geglu",
+                       glu(f, f.act.gate, f.act.up, f.act.act, c.ffn_hidden, rest), f.act.act, rest, chunk, down);
+  e.phase(Phase::FfnDown);
   if (c.post_norms) {
     f.project(e, "ffn_down", down, f.act.act, f.act.tmp, rest, false, chunk);
     f.post_norm_add(e, TensorRole::FfnPostNorm, l, rest);
@@ -70,7 +70,7 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, Columns cols) 
     e(experts(TensorRole::MoeUpExps, f.act.xn, tokens, f.act.e_up, MoeInput::Token, m.expert_ffn, c.hidden),
       "expert_up");
     e.phase(Phase::MoeSwiglu);
-    e(glu(f, f.act.e_gate, f.act.e_up, f.act.e_act, m.expert_ffn, assignments), "expert_swiglu");
+    e(glu_op(glu(f, f.act.e_gate, f.act.e_up, f.act.e_act, m.expert_ffn, assignments)), "expert_swiglu");
     e.phase(Phase::MoeDown);
     e(experts(TensorRole::MoeDownExps, f.act.e_act, assignments, f.act.e_out, MoeInput::Assignment, c.hidden,
               m.expert_ffn),
@@ -90,8 +90,10 @@ void emit_shared_expert(Emitter& e, const ForwardContext& f, int32_t l, const Ch
   e.phase(Phase::SharedExpert);
   f.project(e, "shared_gate", f.tensor(TensorRole::SharedGate, l), f.act.xn, f.act.gate, rest, false, chunk);
   f.project(e, "shared_up", f.tensor(TensorRole::SharedUp, l), f.act.xn, f.act.up, rest, false, chunk);
-  e(glu(f, f.act.gate, f.act.up, f.act.act, width, rest), "shared_swiglu");
-  f.project(e, "shared_down", f.tensor(TensorRole::SharedDown, l), f.act.act, f.act.tmp, rest, false, chunk);
+  const DeviceTensor& down = f.tensor(TensorRole::SharedDown, l);
+  f.glu_for_projection(e, "shared_swiglu", glu(f, f.act.gate, f.act.up, f.act.act, width, rest), f.act.act, rest,
+                       chunk, down);
+  f.project(e, "shared_down", down, f.act.act, f.act.tmp, rest, false, chunk);
   // The shared expert's output scaled by sigmoid(w . xn), one scalar per token.
   f.project(e, "shared_gate_inp", f.tensor(TensorRole::SharedGateInp, l), f.act.xn, f.act.shared_gate, rest,
             false, chunk);
@@ -112,7 +114,9 @@ void emit_ffn_block(Emitter& e, const ForwardContext& f, uint32_t layer, const C
   const auto l = static_cast<int32_t>(layer);
   // In a MoE model the FFN norm only feeds the router and the experts: it counts as MoE time.
   e.at(c.has_moe() ? Phase::MoeRouter : Phase::FfnNorm, l, static_cast<int32_t>(chunk.pos0));
-  e(f.rmsnorm(f.act.x, f.tensor(TensorRole::FfnNorm, l), f.act.xn, rest), "ffn_norm");
+  const DeviceTensor& first_projection = f.tensor(c.has_moe() ? TensorRole::MoeRouter : TensorRole::FfnGate, l);
+  f.norm_for_projection(e, "ffn_norm", f.act.x, f.tensor(TensorRole::FfnNorm, l), f.act.xn, rest, chunk,
+                        first_projection);
   if (!c.has_moe()) {
     emit_dense_ffn(e, f, l, chunk, rest);
     return;

@@ -35,14 +35,19 @@ void ForwardContext::project(Emitter& e, const char* label, const DeviceTensor& 
   const ProjectionProblem p{w.spec.format, w.view(), columns(x, in, cols), columns(y, rows, cols),
                             rows, in, cols.count, x.stride, y.stride, accumulate};
   const bool matmul = chunk.prefill && options.prefill == PrefillStrategy::Matmul && cols.count > 1;
-  const bool int8 = options.dmmv_activations == DmmvActivations::Int8 && has_integer_dot_path(w.spec.format, in);
   if (matmul) {
     e(matmul_ops(p, limits, choose_matmul(device, w.spec.format, options.allow_coopmat)), label);
-  } else if (int8) {
+  } else if (projects_int8(w, chunk, cols)) {
     e(dmmv_intdot_ops(p, quantized_input(e, p), limits), label);
   } else {
     e(dmmv_ops(p, options.num_cols, limits), label);
   }
+}
+
+bool ForwardContext::projects_int8(const DeviceTensor& w, const Chunk& chunk, Columns cols) const {
+  const bool matmul = chunk.prefill && options.prefill == PrefillStrategy::Matmul && cols.count > 1;
+  return !matmul && options.dmmv_activations == DmmvActivations::Int8 &&
+         has_integer_dot_path(w.spec.format, static_cast<uint32_t>(w.spec.cols));
 }
 
 Op ForwardContext::rmsnorm(const Columns2D& x, const DeviceTensor& weight, const Columns2D& y,

@@ -83,9 +83,9 @@ void OpStream::emit_chunk(Emitter& e, const Chunk& chunk) const {
 void OpStream::emit_tail(Emitter& e, const Chunk& chunk, Columns cols) const {
   const ModelConfig& c = f_.config();
   e.at(Phase::FinalNorm, static_cast<int32_t>(c.n_layers - 1), static_cast<int32_t>(chunk.pos0));
-  e(f_.rmsnorm(f_.act.x, f_.tensor(TensorRole::OutputNorm), f_.act.xn, cols), "final_norm");
-  e.phase(Phase::LmHead);
   const DeviceTensor& head = f_.tensor(c.tied_embeddings ? TensorRole::TokenEmbd : TensorRole::Output);
+  f_.norm_for_projection(e, "final_norm", f_.act.x, f_.tensor(TensorRole::OutputNorm), f_.act.xn, cols, chunk, head);
+  e.phase(Phase::LmHead);
   f_.project(e, "lm_head", head, f_.act.xn, f_.act.logits, cols, false, chunk);
 
   e.phase(Phase::Sample);

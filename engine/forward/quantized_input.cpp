@@ -1,6 +1,8 @@
-// ForwardContext::quantized_input: one quantize_x per distinct projection input.
+// The int8 inputs of the DMMV projections (dmmv_activations: int8): one quantization per
+// distinct projection input, done by the norm or gated unit that produces it where one does.
 #include "engine/forward/forward_context.h"
 
+#include "engine/ops/quantizing_producer.h"
 #include "harness/errors.h"
 
 namespace pb {
@@ -24,6 +26,13 @@ bool written_since(const std::vector<Op>& ops, size_t first, const TensorView& v
   return false;
 }
 
+QuantizedX quantized_storage(const Activations& act, uint32_t cols, uint32_t ncols, const BindingLimits& limits) {
+  if (act.quantized_x.size() == 0) {
+    throw UsageError("dmmv_activations int8: the activations were sized without the quantized-input buffer");
+  }
+  return quantized_x_in(TensorView::whole(act.quantized_x), cols, ncols, limits);
+}
+
 }  // namespace
 
 const QuantizedX& ForwardContext::quantized_input(Emitter& e, const ProjectionProblem& p) const {
@@ -32,14 +41,43 @@ const QuantizedX& ForwardContext::quantized_input(Emitter& e, const ProjectionPr
       last->x_stride == p.x_stride && !written_since(e.ops(), last->op_index + 1, p.x)) {
     return last->quantized;
   }
-  if (act.quantized_x.size() == 0) {
-    throw UsageError("dmmv_activations int8: the activations were sized without the quantized-input buffer");
-  }
-  const QuantizedX q = quantized_x_in(TensorView::whole(act.quantized_x), p.cols, p.ncols, limits);
+  const QuantizedX q = quantized_storage(act, p.cols, p.ncols, limits);
   const size_t at = e.ops().size();
   e(quantize_x_ops(p, q, limits), "quantize_x");
   e.last_quantized = QuantizedInput{p.x, p.cols, p.ncols, p.x_stride, at, q};
   return e.last_quantized->quantized;
+}
+
+void ForwardContext::norm_for_projection(Emitter& e, const char* label, const Columns2D& x,
+                                         const DeviceTensor& weight, const Columns2D& y, Columns cols,
+                                         const Chunk& chunk, const DeviceTensor& consumer) const {
+  const Op norm = rmsnorm(x, weight, y, cols);
+  const uint32_t n = x.width;
+  // The projections look their input up as columns(y, in, cols): fuse only where that is y's
+  // normed part, so the remembered quantization is found.
+  if (!projects_int8(consumer, chunk, cols) || consumer.spec.cols != n || n % kQuantizedXBlock != 0) {
+    e(norm, label);
+    return;
+  }
+  const QuantizedX q = quantized_storage(act, n, cols.count, limits);
+  const size_t at = e.ops().size();
+  e(rmsnorm_quantize_op(RmsNormProblem{columns(x, cols), weight.view(), columns(y, n, cols), n, cols.count,
+                                       x.stride, y.stride, config().rms_eps, config().norm_add_one},
+                        q),
+    label);
+  e.last_quantized = QuantizedInput{columns(y, n, cols), n, cols.count, y.stride, at, q};
+}
+
+void ForwardContext::glu_for_projection(Emitter& e, const char* label, const GluProblem& glu, const Columns2D& out,
+                                        Columns cols, const Chunk& chunk, const DeviceTensor& consumer) const {
+  if (!projects_int8(consumer, chunk, cols) || consumer.spec.cols != glu.n || glu.n % kQuantizedXBlock != 0) {
+    e(glu_op(glu), label);
+    return;
+  }
+  const QuantizedX q = quantized_storage(act, glu.n, cols.count, limits);
+  const size_t at = e.ops().size();
+  e(glu_quantize_op(glu, q), label);
+  e.last_quantized = QuantizedInput{columns(out, glu.n, cols), glu.n, cols.count, out.stride, at, q};
 }
 
 }  // namespace pb

@@ -42,13 +42,12 @@ std::vector<Op> quantize_x_ops(const ProjectionProblem& p, const QuantizedX& out
           "kernel quantize_x was not compiled in (integer-dot kernels need glslang >= 14 with "
           "GL_EXT_integer_dot_product; see the configure output)");
   require(p.ncols > 0 && p.cols > 0 && p.cols % kQuantizedXBlock == 0, "cols must be a positive multiple of 32");
-  require(p.x_stride % 4 == 0 && p.x_stride >= p.cols, "x_stride must be a multiple of 4 and >= cols");
+  require(p.x_stride >= p.cols, "x_stride must be >= cols");
   require(out.cols == p.cols && out.ncols >= p.ncols, "the quantized-x storage holds other cols or fewer columns");
   require(out.quants.offset % 16 == 0 && out.scales.offset % 8 == 0,
           "the quants must start on 16 bytes and the scales on 8");
   const AlignedWindow x =
       aligned_window(p.x, 0, (uint64_t(p.ncols - 1) * p.x_stride + p.cols) * 4, limits);
-  require(x.first_float % 4 == 0, "x must start on 16 bytes (the kernel reads vec4s)");
   const uint64_t blocks = uint64_t(p.cols / kQuantizedXBlock) * p.ncols;
   const BufferRef quants = out.quants.slice(0, uint64_t(p.cols) * p.ncols).write();
   const BufferRef scales = out.scales.slice(0, blocks * 8).write();
@@ -56,9 +55,8 @@ std::vector<Op> quantize_x_ops(const ProjectionProblem& p, const QuantizedX& out
   op.kernel = k;
   op.bindings = {x.view.read(), quants, scales};
   op.push = PushConstants::of(QuantizeXPush{p.cols, p.ncols, p.x_stride, x.first_float});
-  const uint32_t groups = ceil_div(blocks, 64);  // 64 threads (quantize_x.comp), one per block
-  const uint32_t gx = std::min<uint32_t>(groups, 65535);
-  op.groups = {gx, ceil_div(groups, gx), 1};
+  constexpr uint32_t kWorkgroup = 256;  // quantize_x.comp's local_size_x, one activation each
+  op.groups = {ceil_div(p.cols, kWorkgroup), p.ncols, 1};
   op.label = "quantize_x";
   return {op};
 }

@@ -35,15 +35,14 @@ QuantizedX quantized_x_in(const TensorView& storage, uint32_t cols, uint32_t nco
 struct QuantizeXPush {
   uint32_t cols;      // floats per column, a multiple of 32
   uint32_t ncols;     // columns
-  uint32_t x_stride;  // floats between x columns, a multiple of 4
-  uint32_t x_offset;  // floats from the x binding's start to column 0, a multiple of 4
+  uint32_t x_stride;  // floats between x columns
+  uint32_t x_offset;  // floats from the x binding's start to column 0
 };
 
 // The op quantizing columns 0 .. problem.ncols - 1 of problem.x (problem.cols floats each, at
 // problem.x_stride) into `out`. Throws UsageError when the quantize_x kernel was not compiled in
 // (it needs glslang with GL_EXT_integer_dot_product), for cols not a multiple of 32, an
-// x_stride not a multiple of 4, an x not starting on 16 bytes, or an `out` of other cols or
-// fewer columns.
+// x_stride below cols, or an `out` of other cols or fewer columns.
 std::vector<Op> quantize_x_ops(const ProjectionProblem& problem, const QuantizedX& out, const BindingLimits& limits);
 
 }  // namespace pb

@@ -13,7 +13,8 @@ Op rmsnorm_op(const RmsNormProblem& p) {
                  column_span(p.weight, 1, p.n, p.n, "rmsnorm weight").read(),
                  column_span(p.y, p.ncols, p.y_stride, p.n, "rmsnorm y").write()};
   op.push = PushConstants::of(RmsNormPush{p.n, p.x_stride, p.y_stride, p.eps});
-  op.groups = {p.ncols, 1, 1};
+  constexpr uint32_t kSlice = 256;  // RMS_SLICE of kernels/include/rmsnorm_body.glsl
+  op.groups = {ceil_div(p.n, kSlice), p.ncols, 1};
   op.label = "rmsnorm";
   return op;
 }

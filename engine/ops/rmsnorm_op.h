@@ -29,8 +29,8 @@ struct RmsNormProblem {
   bool add_one = false;  // Gemma stores w with the 1 taken out
 };
 
-// One workgroup per column. Binds exactly the columns' span of x and y and n weights; throws
-// UsageError for a view that is too small.
+// A workgroup per 256 outputs of a column. Binds exactly the columns' span of x and y and n
+// weights; throws UsageError for a view that is too small.
 Op rmsnorm_op(const RmsNormProblem& problem);
 
 }  // namespace pb

@@ -186,20 +186,34 @@ TEST_F(AxesTest, Int8ActivationsQuantizeEachInputOnceForIntegerDotKernels) {
   const Measured int8 = measure(c);
   c.forward.dmmv_activations = DmmvActivations::Float;
   const Measured flt = measure(c);
-  size_t quantizes = 0, intdot = 0, float_dmmv = 0, float_projections = 0;
+  size_t quantizes = 0, norm_quantizes = 0, glu_quantizes = 0, intdot = 0, float_dmmv = 0, float_projections = 0;
+  size_t norms = 0, glus = 0;
   for (const Op& op : int8.prefill_ops) {
     const std::string name = op.kernel->name;
     quantizes += name == "quantize_x";
+    norm_quantizes += name == "rmsnorm_quantize";
+    glu_quantizes += name == "glu_quantize";
     intdot += name.rfind("dmmv_intdot_", 0) == 0;
     float_dmmv += name.rfind("dmmv_", 0) == 0 && name.rfind("dmmv_intdot_", 0) != 0;
   }
-  for (const Op& op : flt.prefill_ops) float_projections += std::string(op.kernel->name).rfind("dmmv_", 0) == 0;
+  for (const Op& op : flt.prefill_ops) {
+    const std::string name = op.kernel->name;
+    float_projections += name.rfind("dmmv_", 0) == 0;
+    norms += name == "rmsnorm";
+    glus += name == "glu";
+  }
   // tiny-dense's projections are all Q4_K or Q6_K: every one goes integer. Per chunk and layer
-  // four inputs are quantized (the normed x for q/k/v, the attention output, the normed x for
-  // gate/up, the GLU output), plus the final norm for the LM head.
+  // four inputs are quantized: the normed x for q/k/v and the one for gate/up by the norms
+  // themselves (rmsnorm_quantize), the GLU output by the GLU (glu_quantize), the attention
+  // output by quantize_x; plus the final norm for the LM head. So int8 adds one dispatch per
+  // chunk and layer to the float stream, and every norm and GLU of the float stream is fused.
   EXPECT_EQ(float_dmmv, 0u);
   EXPECT_EQ(intdot, float_projections);
-  EXPECT_EQ(quantizes, 2 * (4 * kLayers + 1));
+  EXPECT_EQ(quantizes, 2 * kLayers);
+  EXPECT_EQ(norm_quantizes, 2 * (2 * kLayers + 1));
+  EXPECT_EQ(norm_quantizes, norms);
+  EXPECT_EQ(glu_quantizes, 2 * kLayers);
+  EXPECT_EQ(glu_quantizes, glus);
   EXPECT_EQ(int8.sample.prefill.counters.dispatches, flt.sample.prefill.counters.dispatches + quantizes);
 }
 

@@ -1,0 +1,52 @@
+#include "engine/ops/quantizing_producer.h"
+
+#include <string>
+
+#include "harness/errors.h"
+#include "kernels/registry.h"
+
+namespace pb {
+namespace {
+
+// `float_op` (rmsnorm_op's or glu_op's) turned into its quantizing twin `kernel_name`: the
+// same bindings, push constants and workgroups, plus the quants and scales of ncols columns of
+// n from column 0.
+Op quantizing_twin(Op float_op, const char* kernel_name, uint32_t n, uint32_t ncols, const QuantizedX& out) {
+  const std::string who = kernel_name;
+  const Kernel* k = find_kernel(kernel_name);
+  if (k == nullptr) {
+    throw UsageError("kernel " + who +
+                     " was not compiled in (integer-dot kernels need glslang >= 14 with "
+                     "GL_EXT_integer_dot_product; see the configure output)");
+  }
+  if (n == 0 || n % kQuantizedXBlock != 0) {
+    throw UsageError(who + ": n = " + std::to_string(n) + " must be a positive multiple of 32 to quantize");
+  }
+  if (out.cols != n || out.ncols < ncols) {
+    throw UsageError(who + ": the quantized-x storage holds " + std::to_string(out.ncols) + " columns of " +
+                     std::to_string(out.cols) + "; needed " + std::to_string(ncols) + " of " + std::to_string(n));
+  }
+  const uint64_t blocks = uint64_t(n / kQuantizedXBlock) * ncols;
+  float_op.kernel = k;
+  float_op.bindings.push_back(out.quants.slice(0, uint64_t(n) * ncols).write());
+  float_op.bindings.push_back(out.scales.slice(0, blocks * 8).write());
+  float_op.label = kernel_name;
+  return float_op;
+}
+
+}  // namespace
+
+bool quantizing_producers_compiled() {
+  return find_kernel("rmsnorm_quantize") != nullptr && find_kernel("glu_quantize") != nullptr;
+}
+
+Op rmsnorm_quantize_op(const RmsNormProblem& p, const QuantizedX& out) {
+  return quantizing_twin(rmsnorm_op(p), "rmsnorm_quantize", p.n, p.ncols, out);
+}
+
+// glu_quantize.comp has glu.comp's workgroups (256 invocations, one element each).
+Op glu_quantize_op(const GluProblem& p, const QuantizedX& out) {
+  return quantizing_twin(glu_op(p), "glu_quantize", p.n, p.ncols, out);
+}
+
+}  // namespace pb

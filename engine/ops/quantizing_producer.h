@@ -1,0 +1,29 @@
+// Producers that quantize what they write for the integer-dot DMMV (dmmv_activations: int8):
+// RMSNorm (kernels/intdot/rmsnorm_quantize.comp) and the gated linear unit
+// (kernels/intdot/glu_quantize.comp). Each writes its float output as rmsnorm_op / glu_op do,
+// bit for bit, and the int8 form of it as quantize_x_ops would, bit for bit, in one dispatch
+// instead of two. A decode step of an 8B model runs 3 of them per layer.
+#pragma once
+
+#include "engine/ops/binding_limits.h"
+#include "engine/ops/glu_op.h"
+#include "engine/ops/quantize_x_op.h"
+#include "engine/ops/rmsnorm_op.h"
+#include "harness/op.h"
+
+namespace pb {
+
+// True when both kernels were compiled in (they need glslang with GL_EXT_integer_dot_product,
+// like the rest of the int8 path).
+bool quantizing_producers_compiled();
+
+// rmsnorm_op(problem) that also writes columns 0 .. ncols - 1 of y, quantized, into `out`.
+// Throws UsageError when the kernel is absent, n is not a multiple of 32, or `out` holds other
+// cols or fewer columns.
+Op rmsnorm_quantize_op(const RmsNormProblem& problem, const QuantizedX& out);
+
+// glu_op(problem) that also writes the output columns, quantized, into `out`. Throws as
+// rmsnorm_quantize_op does.
+Op glu_quantize_op(const GluProblem& problem, const QuantizedX& out);
+
+}  // namespace pb

@@ -1,0 +1,40 @@
+// The arithmetic of RMSNorm, shared by rmsnorm.comp and intdot/rmsnorm_quantize.comp so that
+// both give the same bits: the int8 path quantizes exactly the y the float path would read.
+//
+// A column's outputs are cut into slices of RMS_SLICE, one workgroup each, so a decode column is
+// spread over several SMs; every workgroup of the column computes the same scale (the column
+// is a few KiB, read again from the cache), in the same order, so the same bits.
+//
+// rmsnorm_scale: each invocation sums the squares of elements lid, lid + WG, lid + 2 WG, ... in
+// that order, then the workgroup adds the partials as a tree (workgroup_reduce.glsl). Loads are
+// issued RMS_BATCH at a time before any is used, so a decode column costs a few memory
+// latencies rather than n / WG of them one after another (the one-load-per-iteration loop took
+// ~11 us per 4096-wide column on an H200, its launch ~3 us).
+//
+// The includer declares local_size_x, the ADD_ONE specialization constant, the float buffers
+// x[] and w[], and includes workgroup_reduce.glsl first.
+#ifndef PB_RMSNORM_BODY_GLSL
+#define PB_RMSNORM_BODY_GLSL
+
+const uint RMS_BATCH = 8;
+const uint RMS_SLICE = 256;  // outputs per workgroup: one per invocation
+
+float rmsnorm_scale(uint xb, uint n, float eps) {
+  const uint step = gl_WorkGroupSize.x;
+  precise float squares = 0.0;  // no fused multiply-add: every includer sums the same bits
+  for (uint base = gl_LocalInvocationID.x; base < n; base += step * RMS_BATCH) {
+    float v[RMS_BATCH];
+    for (uint k = 0; k < RMS_BATCH; ++k) {
+      const uint i = base + k * step;
+      v[k] = i < n ? x[xb + i] : 0.0;
+    }
+    for (uint k = 0; k < RMS_BATCH; ++k) squares += v[k] * v[k];  // + 0.0 past n: no change
+  }
+  return inversesqrt(wg_sum(squares) / float(n) + eps);
+}
+
+// Element i of the normed column whose input starts at xb.
+float rmsnorm_weight(uint i) { return ADD_ONE != 0 ? 1.0 + w[i] : w[i]; }
+float rmsnorm_value(float xi, float scale, uint i) { return (xi * scale) * rmsnorm_weight(i); }
+
+#endif  // PB_RMSNORM_BODY_GLSL

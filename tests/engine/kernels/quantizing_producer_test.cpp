@@ -1,0 +1,164 @@
+// The producers that quantize their output (rmsnorm_quantize, glu_quantize) against the two
+// dispatches they replace: the float output must be the same bits as rmsnorm / glu wrote, and
+// the quants and scales the same bits as quantize_x wrote from that output, and as the CPU
+// quantizer (ref::quantize_x) computes from it. Sizes: one block, several, the 8B models' widths
+// (4096, 14336) and Gemma's 5376; several columns with padded strides; both norm conventions and
+// both activations; inputs of large magnitude. Where the build lacks the integer-dot kernels the
+// builders must refuse.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "engine/ops/quantizing_producer.h"
+#include "engine/reference/dmmv_intdot_ref.h"
+#include "harness/build_info.h"
+#include "harness/errors.h"
+#include "kernels/registry.h"
+#include "tests/engine/kernels/elementwise_fixture.h"
+
+namespace pb::test {
+namespace {
+
+struct ProducerCase {
+  uint32_t n, ncols;
+  bool variant;     // rmsnorm: 1 + w (Gemma); glu: GELU instead of SiLU
+  float magnitude;  // inputs uniform in [-magnitude, magnitude]
+};
+
+void PrintTo(const ProducerCase& c, std::ostream* os) {
+  *os << "n=" << c.n << " ncols=" << c.ncols << (c.variant ? " variant" : "") << " |x|<=" << c.magnitude;
+}
+
+// Quantized storage for ncols columns of n, poisoned so an unwritten byte shows.
+struct QuantizedBuffer {
+  QuantizedBuffer(uint32_t n, uint32_t ncols)
+      : limits(BindingLimits::of(device().info())),
+        bytes(quantized_x_bytes(n, ncols, limits)),
+        buffer(upload_vector(std::vector<uint8_t>(bytes, 0xA5), "qx")),
+        view(quantized_x_in(TensorView::whole(buffer), n, ncols, limits)) {}
+  std::vector<uint8_t> download() const { return download_vector<uint8_t>(buffer, bytes); }
+  BindingLimits limits;
+  uint64_t bytes;
+  Buffer buffer;
+  QuantizedX view;
+};
+
+// Bytes of the quantized form of `y` (ncols columns of n at y_stride) as the CPU quantizer
+// gives it, in QuantizedX's layout.
+void expect_cpu_quantization(const std::vector<uint8_t>& gpu, const QuantizedX& layout, const std::vector<float>& y,
+                             uint32_t n, uint32_t ncols, uint32_t y_stride) {
+  const ref::QuantizedXHost cpu = ref::quantize_x(y, n, ncols, y_stride);
+  for (size_t k = 0; k < cpu.quants.size(); ++k) ASSERT_EQ(int8_t(gpu[k]), cpu.quants[k]) << "quant " << k;
+  for (size_t i = 0; i < cpu.scales.size(); ++i) {
+    float v;
+    std::memcpy(&v, gpu.data() + layout.scales.offset + 4 * i, 4);
+    ASSERT_EQ(bits_of(v), bits_of(cpu.scales[i])) << (i % 2 ? "block sum " : "scale ") << i / 2;
+  }
+}
+
+// The fused op's float output and quantized bytes equal those of the unfused pair.
+void expect_same_as_the_pair(const std::vector<float>& fused_y, const std::vector<float>& pair_y,
+                             const std::vector<uint8_t>& fused_q, const std::vector<uint8_t>& pair_q) {
+  ASSERT_EQ(fused_y.size(), pair_y.size());
+  for (size_t i = 0; i < fused_y.size(); ++i) ASSERT_EQ(bits_of(fused_y[i]), bits_of(pair_y[i])) << "element " << i;
+  ASSERT_EQ(fused_q, pair_q);
+}
+
+bool fused_kernels_expected() {
+  EXPECT_EQ(quantizing_producers_compiled(), build_info().has_intdot_shaders);
+  return build_info().has_intdot_shaders;
+}
+
+class RmsNormQuantizeTest : public GpuTest, public ::testing::WithParamInterface<ProducerCase> {};
+
+TEST_P(RmsNormQuantizeTest, WritesTheBitsOfRmsNormThenQuantizeX) {
+  const ProducerCase& p = GetParam();
+  std::mt19937 rng(11 + p.n + p.ncols);
+  const uint32_t x_stride = p.n + 5, y_stride = p.n + 4;  // quantize_x reads y as vec4s
+  const auto x = random_columns(p.n, p.ncols, x_stride, -p.magnitude, p.magnitude, rng);
+  const auto w = random_columns(p.n, 1, p.n, -1.0f, 1.0f, rng);
+  const std::vector<float> y0(size_t(p.ncols) * y_stride, kPadding);
+  Buffer xb = upload_floats(x, "x"), wb = upload_floats(w, "w");
+  Buffer fused_yb = upload_floats(y0, "fused y"), pair_yb = upload_floats(y0, "pair y");
+  QuantizedBuffer fused_q(p.n, p.ncols), pair_q(p.n, p.ncols);
+  auto problem = [&](const Buffer& y) {
+    return RmsNormProblem{TensorView::whole(xb), TensorView::whole(wb), TensorView::whole(y), p.n, p.ncols,
+                          x_stride, y_stride, 1e-6f, p.variant};
+  };
+  if (!fused_kernels_expected()) {
+    EXPECT_THROW(rmsnorm_quantize_op(problem(fused_yb), fused_q.view), UsageError);
+    return;
+  }
+  std::vector<Op> ops = {rmsnorm_quantize_op(problem(fused_yb), fused_q.view), rmsnorm_op(problem(pair_yb))};
+  const ProjectionProblem quantize{WeightFormat::Q8_0, {}, TensorView::whole(pair_yb), {}, 1, p.n, p.ncols,
+                                   y_stride, 1, false};
+  for (const Op& op : quantize_x_ops(quantize, pair_q.view, pair_q.limits)) ops.push_back(op);
+  run_ops(ops, BarrierPolicy::Ledger);
+
+  const auto fused_y = download_floats(fused_yb, y0.size());
+  expect_padding_kept(fused_y, y0, p.n, y_stride, "y");
+  expect_same_as_the_pair(fused_y, download_floats(pair_yb, y0.size()), fused_q.download(), pair_q.download());
+  expect_cpu_quantization(fused_q.download(), fused_q.view, fused_y, p.n, p.ncols, y_stride);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, RmsNormQuantizeTest,
+                         ::testing::Values(ProducerCase{32, 1, false, 1.0f}, ProducerCase{256, 3, true, 1.0f},
+                                           ProducerCase{2048, 2, false, 1.0f}, ProducerCase{4096, 1, false, 1.0f},
+                                           ProducerCase{5376, 2, true, 1.0f}, ProducerCase{4096, 2, false, 3000.0f}));
+
+class GluQuantizeTest : public GpuTest, public ::testing::WithParamInterface<ProducerCase> {};
+
+TEST_P(GluQuantizeTest, WritesTheBitsOfGluThenQuantizeX) {
+  const ProducerCase& p = GetParam();
+  std::mt19937 rng(13 + p.n + p.ncols);
+  const uint32_t gate_stride = p.n + 3, up_stride = p.n + 7, out_stride = p.n + 8;
+  const auto gate = random_columns(p.n, p.ncols, gate_stride, -p.magnitude, p.magnitude, rng);
+  const auto up = random_columns(p.n, p.ncols, up_stride, -p.magnitude, p.magnitude, rng);
+  const std::vector<float> out0(size_t(p.ncols) * out_stride, kPadding);
+  Buffer gb = upload_floats(gate, "gate"), ub = upload_floats(up, "up");
+  Buffer fused_ob = upload_floats(out0, "fused out"), pair_ob = upload_floats(out0, "pair out");
+  QuantizedBuffer fused_q(p.n, p.ncols), pair_q(p.n, p.ncols);
+  auto problem = [&](const Buffer& out) {
+    return GluProblem{TensorView::whole(gb), TensorView::whole(ub), TensorView::whole(out), p.n, p.ncols,
+                      gate_stride, up_stride, out_stride, p.variant ? GluActivation::GeluTanh : GluActivation::Silu};
+  };
+  if (!fused_kernels_expected()) {
+    EXPECT_THROW(glu_quantize_op(problem(fused_ob), fused_q.view), UsageError);
+    return;
+  }
+  std::vector<Op> ops = {glu_quantize_op(problem(fused_ob), fused_q.view), glu_op(problem(pair_ob))};
+  const ProjectionProblem quantize{WeightFormat::Q8_0, {}, TensorView::whole(pair_ob), {}, 1, p.n, p.ncols,
+                                   out_stride, 1, false};
+  for (const Op& op : quantize_x_ops(quantize, pair_q.view, pair_q.limits)) ops.push_back(op);
+  run_ops(ops, BarrierPolicy::Ledger);
+
+  const auto fused_out = download_floats(fused_ob, out0.size());
+  expect_padding_kept(fused_out, out0, p.n, out_stride, "out");
+  expect_same_as_the_pair(fused_out, download_floats(pair_ob, out0.size()), fused_q.download(), pair_q.download());
+  expect_cpu_quantization(fused_q.download(), fused_q.view, fused_out, p.n, p.ncols, out_stride);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, GluQuantizeTest,
+                         ::testing::Values(ProducerCase{32, 1, false, 4.0f}, ProducerCase{96, 3, true, 4.0f},
+                                           ProducerCase{14336, 1, false, 4.0f}, ProducerCase{14336, 2, true, 4.0f},
+                                           ProducerCase{1024, 2, false, 60.0f}));
+
+TEST(QuantizingProducerOps, RefuseWidthsThatAreNotWholeBlocksAndStorageTooSmall) {
+  Buffer any(device(), 1 << 16, MemoryUse::Device, "any");
+  const BindingLimits limits = BindingLimits::of(device().info());
+  const QuantizedX q64 = quantized_x_in(TensorView::whole(any), 64, 1, limits);
+  const TensorView v = TensorView::whole(any);
+  const GluProblem valid{v, v, v, 64, 1, 64, 64, 64, GluActivation::Silu};
+  if (!quantizing_producers_compiled()) {  // no kernel: even a valid problem is refused
+    EXPECT_THROW(glu_quantize_op(valid, q64), UsageError);
+    return;
+  }
+  EXPECT_THROW(rmsnorm_quantize_op(RmsNormProblem{v, v, v, 48, 1, 48, 48, 1e-6f, false}, q64), UsageError);
+  EXPECT_THROW(rmsnorm_quantize_op(RmsNormProblem{v, v, v, 64, 2, 64, 64, 1e-6f, false}, q64), UsageError);
+  EXPECT_THROW(glu_quantize_op(GluProblem{v, v, v, 96, 1, 96, 96, 96, GluActivation::Silu}, q64), UsageError);
+  EXPECT_NO_THROW(glu_quantize_op(valid, q64));
+}
+
+}  // namespace
+}  // namespace pb::test
