@@ -30,7 +30,7 @@ void emit_dense_ffn(Emitter& e, const ForwardContext& f, int32_t l, const Chunk&
   e.phase(Phase::FfnAct);
   const DeviceTensor& down = f.tensor(TensorRole::FfnDown, l);
   f.glu_for_projection(e, c.ffn_activation == GluActivation::Silu ? "swiglu" : "geglu",
-                       glu(f, f.act.gate, f.act.up, f.act.act, c.ffn_hidden, rest), f.act.act, rest, chunk, down);
+                       glu(f, f.act.gate, f.act.up, f.act.act, c.ffn_hidden, rest), rest, chunk, down);
   e.phase(Phase::FfnDown);
   if (c.post_norms) {
     f.project(e, "ffn_down", down, f.act.act, f.act.tmp, rest, false, chunk);
@@ -91,8 +91,8 @@ void emit_shared_expert(Emitter& e, const ForwardContext& f, int32_t l, const Ch
   f.project(e, "shared_gate", f.tensor(TensorRole::SharedGate, l), f.act.xn, f.act.gate, rest, false, chunk);
   f.project(e, "shared_up", f.tensor(TensorRole::SharedUp, l), f.act.xn, f.act.up, rest, false, chunk);
   const DeviceTensor& down = f.tensor(TensorRole::SharedDown, l);
-  f.glu_for_projection(e, "shared_swiglu", glu(f, f.act.gate, f.act.up, f.act.act, width, rest), f.act.act, rest,
-                       chunk, down);
+  f.glu_for_projection(e, "shared_swiglu", glu(f, f.act.gate, f.act.up, f.act.act, width, rest), rest, chunk,
+                       down);
   f.project(e, "shared_down", down, f.act.act, f.act.tmp, rest, false, chunk);
   // The shared expert's output scaled by sigmoid(w . xn), one scalar per token.
   f.project(e, "shared_gate_inp", f.tensor(TensorRole::SharedGateInp, l), f.act.xn, f.act.shared_gate, rest,

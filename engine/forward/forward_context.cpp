@@ -4,7 +4,6 @@
 #include "engine/ops/dmmv_intdot_op.h"
 #include "engine/ops/dmmv_op.h"
 #include "engine/ops/matmul_op.h"
-#include "engine/ops/rmsnorm_op.h"
 #include "engine/quant/integer_dot.h"
 
 namespace pb {
@@ -50,15 +49,15 @@ bool ForwardContext::projects_int8(const DeviceTensor& w, const Chunk& chunk, Co
          has_integer_dot_path(w.spec.format, static_cast<uint32_t>(w.spec.cols));
 }
 
-Op ForwardContext::rmsnorm(const Columns2D& x, const DeviceTensor& weight, const Columns2D& y,
-                           Columns cols) const {
+RmsNormProblem ForwardContext::rmsnorm_problem(const Columns2D& x, const DeviceTensor& weight, const Columns2D& y,
+                                               Columns cols) const {
   const ModelConfig& c = config();
-  return rmsnorm_op(RmsNormProblem{columns(x, cols), weight.view(), columns(y, cols), x.width, cols.count,
-                                   x.stride, y.stride, c.rms_eps, c.norm_add_one});
+  return RmsNormProblem{columns(x, cols), weight.view(), columns(y, x.width, cols), x.width, cols.count,
+                        x.stride, y.stride, c.rms_eps, c.norm_add_one};
 }
 
 void ForwardContext::post_norm_add(Emitter& e, TensorRole norm, int32_t layer, Columns cols) const {
-  e(rmsnorm(act.tmp, tensor(norm, layer), act.tmp2, cols), "post_norm");
+  e(rmsnorm_op(rmsnorm_problem(act.tmp, tensor(norm, layer), act.tmp2, cols)), "post_norm");
   e(add_in_place_op(AddInPlaceProblem{columns(act.x, cols), columns(act.tmp2, cols), config().hidden, cols.count,
                                       act.x.stride, act.tmp2.stride}),
     "residual_add");

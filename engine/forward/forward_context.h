@@ -13,6 +13,7 @@
 #include "engine/ops/glu_op.h"
 #include "engine/ops/projection.h"
 #include "engine/ops/quantize_x_op.h"
+#include "engine/ops/rmsnorm_op.h"
 #include "harness/device_info.h"
 #include "harness/op.h"
 
@@ -91,7 +92,8 @@ struct ForwardContext {
   // of exactly this input and no op since has written it.
   const QuantizedX& quantized_input(Emitter& e, const ProjectionProblem& p) const;
   // RMSNorm of `cols` of x into y with `weight`, (1 + w) where the model says so.
-  Op rmsnorm(const Columns2D& x, const DeviceTensor& weight, const Columns2D& y, Columns cols) const;
+  RmsNormProblem rmsnorm_problem(const Columns2D& x, const DeviceTensor& weight, const Columns2D& y,
+                                 Columns cols) const;
   // The norm in front of projections whose first is `consumer` (q, gate, the router, the LM
   // head): where that projection takes int8 inputs, one rmsnorm_quantize dispatch writes y and
   // its int8 form, which the projections then reuse, instead of rmsnorm + quantize_x.
@@ -99,9 +101,9 @@ struct ForwardContext {
                            const Columns2D& y, Columns cols, const Chunk& chunk,
                            const DeviceTensor& consumer) const;
   // The gated unit in front of the projection `consumer` (the FFN's or shared expert's down):
-  // glu_quantize where it takes int8 inputs, else glu. `glu.out` is columns `cols` of `out`.
-  void glu_for_projection(Emitter& e, const char* label, const GluProblem& glu, const Columns2D& out, Columns cols,
-                          const Chunk& chunk, const DeviceTensor& consumer) const;
+  // glu_quantize where it takes int8 inputs, else glu. `glu` covers columns `cols` of the chunk.
+  void glu_for_projection(Emitter& e, const char* label, const GluProblem& glu, Columns cols, const Chunk& chunk,
+                          const DeviceTensor& consumer) const;
   // Adds a sub-block's output (in act.tmp) to the residual through its post-norm (Gemma).
   void post_norm_add(Emitter& e, TensorRole norm, int32_t layer, Columns cols) const;
 };

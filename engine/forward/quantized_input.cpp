@@ -51,25 +51,21 @@ const QuantizedX& ForwardContext::quantized_input(Emitter& e, const ProjectionPr
 void ForwardContext::norm_for_projection(Emitter& e, const char* label, const Columns2D& x,
                                          const DeviceTensor& weight, const Columns2D& y, Columns cols,
                                          const Chunk& chunk, const DeviceTensor& consumer) const {
-  const Op norm = rmsnorm(x, weight, y, cols);
-  const uint32_t n = x.width;
-  // The projections look their input up as columns(y, in, cols): fuse only where that is y's
-  // normed part, so the remembered quantization is found.
-  if (!projects_int8(consumer, chunk, cols) || consumer.spec.cols != n || n % kQuantizedXBlock != 0) {
-    e(norm, label);
+  const RmsNormProblem norm = rmsnorm_problem(x, weight, y, cols);
+  // The projections look their input up as columns(y, in, cols), which is norm.y where `in` is
+  // the norm's width: fuse only then, so the remembered quantization is found.
+  if (!projects_int8(consumer, chunk, cols) || consumer.spec.cols != norm.n || norm.n % kQuantizedXBlock != 0) {
+    e(rmsnorm_op(norm), label);
     return;
   }
-  const QuantizedX q = quantized_storage(act, n, cols.count, limits);
+  const QuantizedX q = quantized_storage(act, norm.n, cols.count, limits);
   const size_t at = e.ops().size();
-  e(rmsnorm_quantize_op(RmsNormProblem{columns(x, cols), weight.view(), columns(y, n, cols), n, cols.count,
-                                       x.stride, y.stride, config().rms_eps, config().norm_add_one},
-                        q),
-    label);
-  e.last_quantized = QuantizedInput{columns(y, n, cols), n, cols.count, y.stride, at, q};
+  e(rmsnorm_quantize_op(norm, q), label);
+  e.last_quantized = QuantizedInput{norm.y, norm.n, cols.count, y.stride, at, q};
 }
 
-void ForwardContext::glu_for_projection(Emitter& e, const char* label, const GluProblem& glu, const Columns2D& out,
-                                        Columns cols, const Chunk& chunk, const DeviceTensor& consumer) const {
+void ForwardContext::glu_for_projection(Emitter& e, const char* label, const GluProblem& glu, Columns cols,
+                                        const Chunk& chunk, const DeviceTensor& consumer) const {
   if (!projects_int8(consumer, chunk, cols) || consumer.spec.cols != glu.n || glu.n % kQuantizedXBlock != 0) {
     e(glu_op(glu), label);
     return;
@@ -77,7 +73,7 @@ void ForwardContext::glu_for_projection(Emitter& e, const char* label, const Glu
   const QuantizedX q = quantized_storage(act, glu.n, cols.count, limits);
   const size_t at = e.ops().size();
   e(glu_quantize_op(glu, q), label);
-  e.last_quantized = QuantizedInput{columns(out, glu.n, cols), glu.n, cols.count, out.stride, at, q};
+  e.last_quantized = QuantizedInput{glu.out, glu.n, glu.ncols, glu.out_stride, at, q};
 }
 
 }  // namespace pb

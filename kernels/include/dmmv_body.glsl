@@ -37,11 +37,7 @@ layout(push_constant) uniform Push {
   uint y_offset;  // floats from the y binding's start to column 0
 } pc;
 
-float acc[ROWS * NUM_COLS];
-
-// Subgroup partial sums, one row of ROWS * NUM_COLS per subgroup. Sized for the smallest
-// subgroup phasebench runs on (8, lavapipe).
-shared float partial[(gl_WorkGroupSize.x / 8) * ROWS * NUM_COLS];
+#include "row_accumulators.glsl"
 
 uint active_cols() { return SHARED != 0 ? pc.ncols : uint(NUM_COLS); }
 
@@ -65,20 +61,14 @@ void main() {
     }
   }
 
-  // Reduce over the workgroup: within subgroups, then across them through shared memory.
-  for (int i = 0; i < ROWS * NUM_COLS; ++i) {
-    const float sum = subgroupAdd(acc[i]);
-    if (subgroupElect()) partial[gl_SubgroupID * (ROWS * NUM_COLS) + i] = sum;
-  }
-  barrier();
+  publish_partials();  // reduce over the workgroup (row_accumulators.glsl)
   const uint ncols = active_cols();
   for (uint i = gl_LocalInvocationID.x; i < ROWS * NUM_COLS; i += gl_WorkGroupSize.x) {
     const uint r = i / NUM_COLS;
     const uint c = i % NUM_COLS;
     const uint row = first_row + r;
     if (row >= pc.rows || c >= ncols) continue;
-    float total = 0.0;
-    for (uint g = 0; g < gl_NumSubgroups; ++g) total += partial[g * (ROWS * NUM_COLS) + i];
+    const float total = workgroup_total(i);
     const uint at = pc.y_offset + c * pc.y_stride + pc.row_base + row;
     y[at] = ACCUMULATE != 0 ? y[at] + total : total;
   }

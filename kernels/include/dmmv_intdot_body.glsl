@@ -32,11 +32,7 @@ layout(local_size_x_id = 2) in;                    // threads per workgroup (spe
 
 layout(binding = 3) buffer Y { float y[]; };  // column c at c * y_stride floats
 
-float acc[ROWS * NUM_COLS];
-
-// Subgroup partial sums, one row of ROWS * NUM_COLS per subgroup. Sized for the smallest
-// subgroup phasebench runs on (8, lavapipe).
-shared float partial[(gl_WorkGroupSize.x / 8) * ROWS * NUM_COLS];
+#include "row_accumulators.glsl"
 
 // Adds chunks first, first + T, ..., first + (N - 1) T of every row (T = threads).
 #define ACCUMULATE_CHUNKS(N)                                                          \
@@ -68,19 +64,13 @@ void main() {
   for (; first + (UNROLL - 1) * step < chunks; first += UNROLL * step) ACCUMULATE_CHUNKS(UNROLL)
   for (; first < chunks; first += step) ACCUMULATE_CHUNKS(1)
 
-  // Reduce over the workgroup: within subgroups, then across them through shared memory.
-  for (int i = 0; i < ROWS * NUM_COLS; ++i) {
-    const float sum = subgroupAdd(acc[i]);
-    if (subgroupElect()) partial[gl_SubgroupID * (ROWS * NUM_COLS) + i] = sum;
-  }
-  barrier();
+  publish_partials();  // reduce over the workgroup (row_accumulators.glsl)
   for (uint i = gl_LocalInvocationID.x; i < ROWS * NUM_COLS; i += gl_WorkGroupSize.x) {
     const uint r = i / NUM_COLS;
     const uint c = i % NUM_COLS;
     const uint row = first_row + r;
     if (row >= pc.rows) continue;
-    float total = 0.0;
-    for (uint g = 0; g < gl_NumSubgroups; ++g) total += partial[g * (ROWS * NUM_COLS) + i];
+    const float total = workgroup_total(i);
     const uint at = pc.y_offset + c * pc.y_stride + pc.row_base + row;
     y[at] = ACCUMULATE != 0 ? y[at] + total : total;
   }

@@ -40,10 +40,7 @@ layout(push_constant) uniform Push {
   uint expert_count;  // experts in the binding; items of other experts exit at once
 } pc;
 
-float acc[ROWS * NUM_COLS];
-
-// Subgroup partial sums, sized for the smallest subgroup phasebench runs on (8, lavapipe).
-shared float partial[(gl_WorkGroupSize.x / 8) * ROWS * NUM_COLS];
+#include "row_accumulators.glsl"
 
 uint pass_cols;                // assignments in the current pass (<= NUM_COLS)
 uint pass_assign[NUM_COLS];    // their assignment indices (output columns)
@@ -83,19 +80,13 @@ void main() {
       }
     }
 
-    // Reduce over the workgroup: within subgroups, then across them through shared memory.
-    for (int i = 0; i < ROWS * NUM_COLS; ++i) {
-      const float sum = subgroupAdd(acc[i]);
-      if (subgroupElect()) partial[gl_SubgroupID * (ROWS * NUM_COLS) + i] = sum;
-    }
-    barrier();
+    publish_partials();  // reduce over the workgroup (row_accumulators.glsl)
     for (uint i = gl_LocalInvocationID.x; i < ROWS * NUM_COLS; i += gl_WorkGroupSize.x) {
       const uint r = i / NUM_COLS;
       const uint c = i % NUM_COLS;
       const uint row = first_row + r;
       if (row >= pc.rows || c >= pass_cols) continue;
-      float total = 0.0;
-      for (uint g = 0; g < gl_NumSubgroups; ++g) total += partial[g * (ROWS * NUM_COLS) + i];
+      const float total = workgroup_total(i);
       y[pc.y_offset + pass_assign[c] * pc.y_stride + row] = total;
     }
     barrier();  // partial is reused by the next pass
