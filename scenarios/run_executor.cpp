@@ -68,7 +68,7 @@ Fingerprint RunExecutor::fingerprint() {
   }
   const uint32_t vocab = session_.config().vocab;
   const uint32_t column = stream_.final_logits_column(config_.prompt_tokens, config_.decode_tokens);
-  const auto logits = t.download_as<float>(a.logits.buffer, uint64_t(column) * a.logits.stride * 4, vocab);
+  const auto logits = t.download_as<float>(*a.logits.buffer, uint64_t(column) * a.logits.stride * 4, vocab);
   for (float v : logits) {
     f.logits_sum += v;
     f.logits_l2 += double(v) * v;

@@ -1,6 +1,7 @@
 #include "engine/forward/activations.h"
 
 #include <algorithm>
+#include <initializer_list>
 
 #include "engine/ops/moe_routing_ops.h"
 #include "engine/ops/quantize_x_op.h"
@@ -29,6 +30,21 @@ Widths widths_of(const ModelConfig& c) {
 
 uint64_t columns_bytes(uint32_t width, uint32_t cols) { return uint64_t(column_stride(width)) * cols * 4; }
 
+// Widths of the stacked buffers: every part padded to 64 floats, each at its widest.
+uint32_t qkv_width(const Widths& w) { return w.q ? column_stride(w.q) + 2 * column_stride(w.kv) : 0; }
+uint32_t gate_up_width(const Widths& w) { return 2 * column_stride(w.ffn); }
+
+// Parts `widths` side by side in the columns of `b`, each starting on 64 floats.
+std::vector<Columns2D> stack_in(const Columns2D& b, std::initializer_list<uint32_t> widths) {
+  std::vector<Columns2D> parts;
+  uint32_t first = 0;
+  for (uint32_t width : widths) {
+    parts.push_back(Columns2D{b.buffer, first, width, b.stride});
+    first += column_stride(width);
+  }
+  return parts;
+}
+
 // The int8 inputs of the widest projection input (the hidden state, the attention output, the
 // FFN activation or the SSM output), rounded up to the largest integer-dot block.
 uint64_t quantized_inputs_bytes(const Widths& w, const ActivationSizes& s) {
@@ -37,18 +53,26 @@ uint64_t quantized_inputs_bytes(const Widths& w, const ActivationSizes& s) {
   return quantized_x_bytes((widest + 255) / 256 * 256, s.max_cols, BindingLimits{s.binding_alignment});
 }
 
-Columns2D columns(Device& device, uint32_t width, uint32_t cols, const char* name) {
+}  // namespace
+
+Columns2D Activations::columns(Device& device, uint32_t width, uint32_t cols, const char* name) {
   if (width == 0) return {};
-  return {Buffer(device, columns_bytes(width, cols), MemoryUse::Device, name), width, column_stride(width)};
+  column_buffers_.push_back(std::make_unique<Buffer>(device, columns_bytes(width, cols), MemoryUse::Device, name));
+  return {column_buffers_.back().get(), 0, width, column_stride(width)};
 }
 
-}  // namespace
+std::vector<Columns2D> Activations::qkv(const ModelConfig& config, uint32_t layer) const {
+  return stack_in(qkv_columns, {config.q_dim(layer), config.kv_dim(layer), config.kv_dim(layer)});
+}
+
+std::vector<Columns2D> Activations::gate_up(uint32_t width) const { return stack_in(gate_up_columns, {width, width}); }
 
 uint64_t Activations::bytes_needed(const ModelConfig& c, const ActivationSizes& s) {
   const Widths w = widths_of(c);
   const uint64_t cols = s.max_cols;
-  uint64_t total = columns_bytes(w.hidden, cols) * 4 + columns_bytes(w.q, cols) * 3 +
-                   columns_bytes(w.kv, cols) * 2 + columns_bytes(w.ffn, cols) * 3 +
+  uint64_t total = columns_bytes(w.hidden, cols) * 4 + columns_bytes(w.q, cols) * 2 +
+                   columns_bytes(qkv_width(w), cols) + columns_bytes(w.ffn, cols) +
+                   columns_bytes(gate_up_width(w), cols) +
                    columns_bytes(w.vocab, cols) + s.attention_scratch_bytes + uint64_t(s.max_ctx + 1) * 24 +
                    quantized_inputs_bytes(w, s);
   for (uint32_t l = 0; l < c.n_layers; ++l) {
@@ -78,13 +102,10 @@ Activations::Activations(Device& device, const ModelConfig& c, const ActivationS
   xn = columns(device, w.hidden, cols, "xn");
   tmp = columns(device, w.hidden, cols, "tmp");
   tmp2 = columns(device, w.hidden, cols, "tmp2");
-  q = columns(device, w.q, cols, "q");
+  qkv_columns = columns(device, qkv_width(w), cols, "q k v");
   qgate = columns(device, c.attention_output_gate ? w.q : 0, cols, "attention gate");
   attn = columns(device, w.q, cols, "attn");
-  k = columns(device, w.kv, cols, "k");
-  v = columns(device, w.kv, cols, "v");
-  gate = columns(device, w.ffn, cols, "gate");
-  up = columns(device, w.ffn, cols, "up");
+  gate_up_columns = columns(device, w.ffn ? gate_up_width(w) : 0, cols, "gate up");
   act = columns(device, w.ffn, cols, "act");
   logits = columns(device, w.vocab, cols, "logits");
   tokens = Buffer(device, uint64_t(s.max_ctx + 1) * 4, MemoryUse::Device, "tokens");

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "engine/model/model_config.h"
@@ -28,12 +29,15 @@ struct ActivationSizes {
   bool quantized_inputs = false;     // a buffer for int8 DMMV inputs (dmmv_activations: int8)
 };
 
-// A [max_cols][stride] float buffer of activation columns, `width` of each used.
+// Activation columns in a [max_cols][stride] float buffer: `width` floats of each, starting
+// `first` floats into the column (a part of a stack, below; 0 for a buffer of its own).
 struct Columns2D {
-  Buffer buffer;
+  const Buffer* buffer = nullptr;  // owned by the Activations
+  uint32_t first = 0;
   uint32_t width = 0;
   uint32_t stride = 0;
 };
+
 
 class Activations {
  public:
@@ -42,10 +46,20 @@ class Activations {
 
   const ActivationSizes& sizes() const { return sizes_; }
 
+  // The outputs of projections stored as a stack (ModelWeights::stacked) lie side by side in
+  // one buffer's columns, each part starting on 64 floats (a binding offset every device
+  // accepts). Where no part needs padding they are contiguous, and the stack's one DMMV
+  // writes them all.
+  // Layer `layer`'s q, k and v (its own head dims), in qkv_columns.
+  std::vector<Columns2D> qkv(const ModelConfig& config, uint32_t layer) const;
+  // Gate and up of an FFN `width` wide (dense or shared expert), in gate_up_columns.
+  std::vector<Columns2D> gate_up(uint32_t width) const;
+
   Columns2D x, xn, tmp, tmp2;          // hidden: the residual stream, its norm, sub-block outputs
-  Columns2D q, qgate, attn;            // n_heads * head_dim (widest layer)
-  Columns2D k, v;                      // n_kv_heads * head_dim (widest layer)
-  Columns2D gate, up, act;             // FFN width (dense or shared expert)
+  Columns2D qgate, attn;               // n_heads * head_dim (widest layer)
+  Columns2D qkv_columns;               // q, k and v side by side (qkv() cuts a layer's parts)
+  Columns2D gate_up_columns;           // gate and up side by side (gate_up() cuts them)
+  Columns2D act;                       // FFN width (dense or shared expert)
   Columns2D logits;                    // vocab
   Buffer tokens;     // uint32 [max_ctx + 1]: the prompt, then each sampled token
   Buffer predicted;  // uint32 [max_ctx + 1]: samples of prompt positions (dead work), unread
@@ -69,7 +83,10 @@ class Activations {
   std::vector<Buffer> conv_state, delta_state;  // per DeltaNet layer
 
  private:
+  Columns2D columns(Device& device, uint32_t width, uint32_t cols, const char* name);
+
   ActivationSizes sizes_;
+  std::vector<std::unique_ptr<Buffer>> column_buffers_;  // behind pointers: Columns2D point into it
 };
 
 }  // namespace pb

@@ -1,26 +1,32 @@
 // The attention block of a layer: norm, q/k/v (and Qwen3.5's output gate) projections, q/k
-// norms with RoPE, the KV write, attention (sliding-window where the layer has a window), the
-// output projection into the residual (through Gemma's post-norm where the model has one).
+// norms with RoPE and the KV write (one dispatch), attention (sliding-window where the layer
+// has a window), the output projection into the residual (through Gemma's post-norm where the
+// model has one).
 #include <cmath>
 
 #include "engine/forward/forward_context.h"
 #include "engine/ops/attention_decode_op.h"
 #include "engine/ops/attention_prefill_op.h"
-#include "engine/ops/kv_write_op.h"
-#include "engine/ops/qk_norm_rope_op.h"
+#include "engine/ops/rope_kv_write_op.h"
 #include "engine/ops/sigmoid_mul_op.h"
 
 namespace pb {
 namespace {
 
-void emit_rope(Emitter& e, const ForwardContext& f, uint32_t layer, const Chunk& chunk) {
+// q, k and v: stored as one stack where the weights allow, so they project in one dispatch.
+constexpr StackMember kQkv[] = {{TensorRole::AttnQ, "attn_q", nullptr},
+                                {TensorRole::AttnK, "attn_k", "attn_qk"},
+                                {TensorRole::AttnV, "attn_v", "attn_qkv"}};
+
+QkNormRopeProblem rope_problem(const ForwardContext& f, uint32_t layer, const Chunk& chunk, const Columns2D& q,
+                               const Columns2D& k) {
   const ModelConfig& c = f.config();
   const auto l = static_cast<int32_t>(layer);
   const LayerAttention a = c.attention(layer);
   const Columns all = chunk.all();
   QkNormRopeProblem rope;
-  rope.q = ForwardContext::columns(f.act.q, c.n_heads * a.head_dim, all);
-  rope.k = ForwardContext::columns(f.act.k, c.n_kv_heads * a.head_dim, all);
+  rope.q = ForwardContext::columns(q, all);
+  rope.k = ForwardContext::columns(k, all);
   if (c.qk_norm) {
     rope.q_norm = f.tensor(TensorRole::AttnQNorm, l).view();
     rope.k_norm = f.tensor(TensorRole::AttnKNorm, l).view();
@@ -31,14 +37,14 @@ void emit_rope(Emitter& e, const ForwardContext& f, uint32_t layer, const Chunk&
   rope.rope_dims = a.rope_dims;
   rope.pos0 = chunk.pos0;
   rope.ncols = chunk.ncols;
-  rope.q_stride = f.act.q.stride;
-  rope.k_stride = f.act.k.stride;
+  rope.q_stride = q.stride;
+  rope.k_stride = k.stride;
   rope.theta = a.rope_theta;
   rope.eps = c.rms_eps;
   rope.style = c.rope_style;
   rope.qk_norm = c.qk_norm;
   rope.add_one = c.norm_add_one;
-  e(qk_norm_rope_op(rope), c.qk_norm ? "qk_norm_rope" : "rope");
+  return rope;
 }
 
 }  // namespace
@@ -47,35 +53,34 @@ void emit_attention_block(Emitter& e, const ForwardContext& f, uint32_t layer, c
   const ModelConfig& c = f.config();
   const auto l = static_cast<int32_t>(layer);
   const LayerAttention a = c.attention(layer);
-  const uint32_t q_dim = c.n_heads * a.head_dim, kv_dim = c.n_kv_heads * a.head_dim;
+  const uint32_t q_dim = c.n_heads * a.head_dim;
   const Columns all = chunk.all();
   e.at(Phase::AttnNorm, l, static_cast<int32_t>(chunk.pos0));
   f.norm_for_projection(e, "attn_norm", f.act.x, f.tensor(TensorRole::AttnNorm, l), f.act.xn, all, chunk,
                         f.tensor(TensorRole::AttnQ, l));
 
   e.phase(Phase::AttnQkv);
-  f.project(e, "attn_q", f.tensor(TensorRole::AttnQ, l), f.act.xn, f.act.q, all, false, chunk);
-  f.project(e, "attn_k", f.tensor(TensorRole::AttnK, l), f.act.xn, f.act.k, all, false, chunk);
-  f.project(e, "attn_v", f.tensor(TensorRole::AttnV, l), f.act.xn, f.act.v, all, false, chunk);
+  const std::vector<Columns2D> qkv = f.act.qkv(c, layer);
+  const Columns2D &q_out = qkv[0], &k_out = qkv[1], &v_out = qkv[2];
+  f.project_stack(e, kQkv, l, f.act.xn, qkv, all, chunk);
   if (c.attention_output_gate && rest.count > 0) {
     f.project(e, "attn_gate", f.tensor(TensorRole::AttnOutputGate, l), f.act.xn, f.act.qgate, rest, false, chunk);
   }
+  // The RoPE writes k (and copies v) into the cache in the same dispatch: the KV write has no
+  // dispatch of its own, so its time shows in attn_rope.
   e.phase(Phase::AttnRope);
-  emit_rope(e, f, layer, chunk);
-
-  e.phase(Phase::AttnKvWrite);
   const uint32_t max_ctx = f.act.sizes().max_ctx;
   const KvCacheView cache{TensorView::whole(f.act.k_cache[layer]), TensorView::whole(f.act.v_cache[layer])};
-  e(kv_write_op(KvWriteProblem{ForwardContext::columns(f.act.k, kv_dim, all),
-                               ForwardContext::columns(f.act.v, kv_dim, all), cache.k, cache.v, c.n_kv_heads,
-                               a.head_dim, max_ctx, chunk.pos0, chunk.ncols, f.act.k.stride, f.act.v.stride}),
-    "kv_write");
+  const KvWriteProblem kv{ForwardContext::columns(k_out, all), ForwardContext::columns(v_out, all), cache.k, cache.v,
+                          c.n_kv_heads, a.head_dim, max_ctx, chunk.pos0, chunk.ncols, k_out.stride, v_out.stride};
+  e(rope_kv_write_op(rope_problem(f, layer, chunk, q_out, k_out), kv),
+    c.qk_norm ? "qk_norm_rope_kv_write" : "rope_kv_write");
   if (rest.count == 0) return;
 
   e.phase(Phase::FlashAttn);
   const AttentionShape shape{c.n_heads, c.n_kv_heads, a.head_dim, max_ctx, a.window,
                              static_cast<float>(1.0 / std::sqrt(static_cast<double>(a.head_dim)))};
-  const TensorView q = ForwardContext::columns(f.act.q, q_dim, rest);
+  const TensorView q = ForwardContext::columns(q_out, rest);
   const TensorView o = ForwardContext::columns(f.act.attn, q_dim, rest);
   if (rest.count == 1) {
     e(attention_decode_ops(AttentionDecodeProblem{shape, cache, q, o, TensorView::whole(f.act.scratch),
@@ -84,7 +89,7 @@ void emit_attention_block(Emitter& e, const ForwardContext& f, uint32_t layer, c
       "attention");
   } else {
     e(attention_prefill_ops(AttentionPrefillProblem{shape, cache, q, o, chunk.pos0 + rest.first, rest.count,
-                                                    f.act.q.stride, f.act.attn.stride},
+                                                    q_out.stride, f.act.attn.stride},
                             f.limits),
       "attention");
   }

@@ -22,15 +22,21 @@ GluProblem glu(const ForwardContext& f, const Columns2D& gate, const Columns2D& 
                     out.stride, f.config().ffn_activation};
 }
 
+// Gate and up: stored as one stack where the weights allow, so they project in one dispatch.
+constexpr StackMember kGateUp[] = {{TensorRole::FfnGate, "ffn_gate", nullptr},
+                                   {TensorRole::FfnUp, "ffn_up", "ffn_gate_up"}};
+constexpr StackMember kSharedGateUp[] = {{TensorRole::SharedGate, "shared_gate", nullptr},
+                                         {TensorRole::SharedUp, "shared_up", "shared_gate_up"}};
+
 void emit_dense_ffn(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& chunk, Columns rest) {
   const ModelConfig& c = f.config();
   e.phase(Phase::FfnGateUp);
-  f.project(e, "ffn_gate", f.tensor(TensorRole::FfnGate, l), f.act.xn, f.act.gate, rest, false, chunk);
-  f.project(e, "ffn_up", f.tensor(TensorRole::FfnUp, l), f.act.xn, f.act.up, rest, false, chunk);
+  const std::vector<Columns2D> gate_up = f.act.gate_up(c.ffn_hidden);
+  f.project_stack(e, kGateUp, l, f.act.xn, gate_up, rest, chunk);
   e.phase(Phase::FfnAct);
   const DeviceTensor& down = f.tensor(TensorRole::FfnDown, l);
   f.glu_for_projection(e, c.ffn_activation == GluActivation::Silu ? "swiglu" : "geglu",
-                       glu(f, f.act.gate, f.act.up, f.act.act, c.ffn_hidden, rest), rest, chunk, down);
+                       glu(f, gate_up[0], gate_up[1], f.act.act, c.ffn_hidden, rest), rest, chunk, down);
   e.phase(Phase::FfnDown);
   if (c.post_norms) {
     f.project(e, "ffn_down", down, f.act.act, f.act.tmp, rest, false, chunk);
@@ -88,10 +94,10 @@ void emit_shared_expert(Emitter& e, const ForwardContext& f, int32_t l, const Ch
   const ModelConfig& c = f.config();
   const uint32_t width = c.moe.shared_expert_ffn;
   e.phase(Phase::SharedExpert);
-  f.project(e, "shared_gate", f.tensor(TensorRole::SharedGate, l), f.act.xn, f.act.gate, rest, false, chunk);
-  f.project(e, "shared_up", f.tensor(TensorRole::SharedUp, l), f.act.xn, f.act.up, rest, false, chunk);
+  const std::vector<Columns2D> gate_up = f.act.gate_up(width);
+  f.project_stack(e, kSharedGateUp, l, f.act.xn, gate_up, rest, chunk);
   const DeviceTensor& down = f.tensor(TensorRole::SharedDown, l);
-  f.glu_for_projection(e, "shared_swiglu", glu(f, f.act.gate, f.act.up, f.act.act, width, rest), rest, chunk,
+  f.glu_for_projection(e, "shared_swiglu", glu(f, gate_up[0], gate_up[1], f.act.act, width, rest), rest, chunk,
                        down);
   f.project(e, "shared_down", down, f.act.act, f.act.tmp, rest, false, chunk);
   // The shared expert's output scaled by sigmoid(w . xn), one scalar per token.

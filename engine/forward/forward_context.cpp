@@ -22,7 +22,7 @@ void Emitter::operator()(std::vector<Op> ops, const char* label) {
 
 TensorView ForwardContext::columns(const Columns2D& b, uint32_t width, Columns cols) {
   const uint64_t stride = b.stride * 4ull;
-  return TensorView{&b.buffer, cols.first * stride, (cols.count - 1) * stride + width * 4ull};
+  return TensorView{b.buffer, b.first * 4ull + cols.first * stride, (cols.count - 1) * stride + width * 4ull};
 }
 
 TensorView ForwardContext::columns(const Columns2D& b, Columns cols) { return columns(b, b.width, cols); }
@@ -40,6 +40,38 @@ void ForwardContext::project(Emitter& e, const char* label, const DeviceTensor& 
     e(dmmv_intdot_ops(p, quantized_input(e, p), limits), label);
   } else {
     e(dmmv_ops(p, options.num_cols, limits), label);
+  }
+}
+
+namespace {
+
+// Parts [0, n) as one window where each starts where the one before ends.
+std::optional<Columns2D> contiguous(const std::vector<Columns2D>& parts, size_t n) {
+  for (size_t m = 0; m + 1 < n; ++m) {
+    if (parts[m].first + parts[m].width != parts[m + 1].first) return std::nullopt;
+  }
+  const Columns2D& last = parts[n - 1];
+  return Columns2D{parts[0].buffer, parts[0].first, last.first + last.width - parts[0].first, parts[0].stride};
+}
+
+}  // namespace
+
+void ForwardContext::project_stack(Emitter& e, std::span<const StackMember> members, int32_t layer,
+                                   const Columns2D& x, const std::vector<Columns2D>& parts, Columns cols,
+                                   const Chunk& chunk) const {
+  std::vector<TensorRole> roles;
+  for (const StackMember& m : members) roles.push_back(m.role);
+  size_t done = 0;
+  for (size_t n = members.size(); n >= 2 && done == 0; --n) {
+    const std::optional<DeviceTensor> stack = weights.stacked(std::span(roles).first(n), layer);
+    const std::optional<Columns2D> out = contiguous(parts, n);
+    if (stack && out) {
+      project(e, members[n - 1].stack_label, *stack, x, *out, cols, false, chunk);
+      done = n;
+    }
+  }
+  for (size_t m = done; m < members.size(); ++m) {
+    project(e, members[m].label, tensor(members[m].role, layer), x, parts[m], cols, false, chunk);
   }
 }
 

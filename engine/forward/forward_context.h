@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "engine/forward/activations.h"
@@ -68,6 +69,13 @@ class Emitter {
   int32_t token_ = 0;
 };
 
+// One projection of a group that reads the same input (q, k, v; gate, up), in stack order.
+struct StackMember {
+  TensorRole role;
+  const char* label;        // of its own projection
+  const char* stack_label;  // of the members up to this one run as one stack; null for the first
+};
+
 struct ForwardContext {
   const ModelWeights& weights;
   const Activations& act;
@@ -86,6 +94,11 @@ struct ForwardContext {
   // the weight format allow), or the tiled matmul in matmul prefill.
   void project(Emitter& e, const char* label, const DeviceTensor& w, const Columns2D& x,
                const Columns2D& y, Columns cols, bool accumulate, const Chunk& chunk) const;
+  // The projections `members` of `layer` from x into `parts` (one each, same order): the
+  // longest start of them that is stored as one stack and whose parts are contiguous runs as
+  // one projection, the rest one by one.
+  void project_stack(Emitter& e, std::span<const StackMember> members, int32_t layer, const Columns2D& x,
+                     const std::vector<Columns2D>& parts, Columns cols, const Chunk& chunk) const;
   // True when project() of `w` over `cols` of `chunk` runs the DMMV on int8 inputs.
   bool projects_int8(const DeviceTensor& w, const Chunk& chunk, Columns cols) const;
   // The int8 form of p's input: quantize_x is emitted unless the list's latest quantization is

@@ -27,11 +27,11 @@ ModelWeights GgufModel::upload(Device& device, Transfer& transfer) const {
       std::vector<float> values(bytes / sizeof(float));
       std::memcpy(values.data(), source.data(), bytes);
       gguf_values_to_plan(layout.transform, values, layout.name);
-      transfer.upload_from<float>(t.buffer, 0, values);
+      transfer.upload_from<float>(*t.storage, t.offset, values);
       continue;
     }
     const uint64_t row = row_bytes(t.spec.format, t.spec.cols);
-    transfer.upload_stream(t.buffer, 0, bytes, [&](std::span<uint8_t> chunk, VkDeviceSize at) {
+    transfer.upload_stream(*t.storage, t.offset, bytes, [&](std::span<uint8_t> chunk, VkDeviceSize at) {
       for (uint64_t done = 0; done < chunk.size();) {
         const GgufSpan span = gguf_source_span(layout, row, bytes, at + done);
         const uint64_t n = std::min<uint64_t>(span.contiguous, chunk.size() - done);

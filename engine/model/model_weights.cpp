@@ -35,8 +35,8 @@ void generate_matrix(Device& device, PipelineSet& pipelines, const DeviceTensor&
   std::vector<Op> ops;
   for (uint64_t first = 0; first < blocks; first += piece) {
     const uint64_t count = std::min(piece, blocks - first);
-    ops.push_back(synth_weights_op(t.spec.format, seed, t.spec.id, first, count, scale, t.buffer,
-                                   first * bytes_per_block));
+    ops.push_back(synth_weights_op(t.spec.format, seed, t.spec.id, first, count, scale, *t.storage,
+                                   t.offset + first * bytes_per_block));
     if (ops.size() == 64) {
       run_immediately(device, pipelines, ops);
       ops.clear();
@@ -58,16 +58,68 @@ void require_device_memory(const Device& device, const std::string& what, uint64
   }
 }
 
+namespace {
+
+// Projections of one layer that read the same input, in the order their rows stack.
+constexpr TensorRole kStackGroups[][3] = {
+    {TensorRole::AttnQ, TensorRole::AttnK, TensorRole::AttnV},
+    {TensorRole::FfnGate, TensorRole::FfnUp, TensorRole::FfnUp},
+    {TensorRole::SharedGate, TensorRole::SharedUp, TensorRole::SharedUp},
+};
+
+// Plan indices of the tensors stored together with plan[i]: i alone, or the longest start of
+// its stack group (plan[i] first) whose members share format and width and each start on an
+// offset a binding may have, so every member can still be bound on its own.
+std::vector<size_t> storage_group(const std::vector<TensorSpec>& plan,
+                                  const std::map<std::pair<TensorRole, int32_t>, size_t>& index, size_t i,
+                                  const DeviceInfo& info) {
+  const TensorSpec& first = plan[i];
+  for (const auto& group : kStackGroups) {
+    if (group[0] != first.role) continue;
+    std::vector<size_t> members{i};
+    uint64_t bytes = first.bytes();
+    for (size_t m = 1; m < 3 && group[m] != group[m - 1]; ++m) {
+      const auto it = index.find({group[m], first.layer});
+      if (it == index.end()) break;
+      const TensorSpec& next = plan[it->second];
+      if (next.format != first.format || next.cols != first.cols || next.experts != 1 || first.experts != 1 ||
+          bytes % info.min_storage_buffer_offset_alignment != 0 ||
+          bytes + next.bytes() > info.max_storage_buffer_range) {
+        break;
+      }
+      members.push_back(it->second);
+      bytes += next.bytes();
+    }
+    return members;
+  }
+  return {i};
+}
+
+}  // namespace
+
 ModelWeights ModelWeights::allocate(Device& device, const ModelConfig& config,
                                     std::vector<TensorSpec> plan) {
   ModelWeights w;
   w.config_ = config;
-  w.tensors_.reserve(plan.size());
-  for (auto& spec : plan) {
-    const uint64_t bytes = spec.bytes();
-    std::string name = spec.name;
-    w.index_[{spec.role, spec.layer}] = w.tensors_.size();
-    w.tensors_.push_back({std::move(spec), Buffer(device, bytes, MemoryUse::Device, name)});
+  for (size_t i = 0; i < plan.size(); ++i) w.index_[{plan[i].role, plan[i].layer}] = i;
+  w.tensors_.resize(plan.size());
+  std::vector<bool> placed(plan.size(), false);
+  for (size_t i = 0; i < plan.size(); ++i) {
+    if (placed[i]) continue;
+    const std::vector<size_t> members = storage_group(plan, w.index_, i, device.info());
+    uint64_t bytes = 0;
+    std::string name;
+    for (size_t m : members) {
+      bytes += plan[m].bytes();
+      name += (name.empty() ? "" : "+") + plan[m].name;
+    }
+    w.storage_.push_back(std::make_unique<Buffer>(device, bytes, MemoryUse::Device, name));
+    uint64_t offset = 0;
+    for (size_t m : members) {
+      placed[m] = true;
+      w.tensors_[m] = DeviceTensor{plan[m], w.storage_.back().get(), offset};
+      offset += plan[m].bytes();
+    }
   }
   return w;
 }
@@ -80,7 +132,7 @@ ModelWeights ModelWeights::synthetic(Device& device, PipelineSet& pipelines, Tra
     if (t.spec.host_values) {
       const auto values = synthetic_f32_values(seed, t.spec.id, t.spec.total_rows() * t.spec.cols,
                                                t.spec.center, t.spec.spread);
-      transfer.upload_from<float>(t.buffer, 0, values);
+      transfer.upload_from<float>(*t.storage, t.offset, values);
     } else {
       generate_matrix(device, pipelines, t, seed);
     }
@@ -104,8 +156,29 @@ const DeviceTensor& ModelWeights::get(TensorRole role, int32_t layer) const {
 
 uint64_t ModelWeights::bytes() const {
   uint64_t total = 0;
-  for (const auto& t : tensors_) total += t.buffer.size();
+  for (const auto& b : storage_) total += b->size();
   return total;
+}
+
+std::optional<DeviceTensor> ModelWeights::stacked(std::span<const TensorRole> roles, int32_t layer) const {
+  if (roles.empty()) return std::nullopt;
+  std::optional<DeviceTensor> stack;
+  for (TensorRole role : roles) {
+    if (!has(role, layer)) return std::nullopt;
+    const DeviceTensor& t = get(role, layer);
+    if (!stack) {
+      stack = t;
+      continue;
+    }
+    TensorSpec& s = stack->spec;
+    if (t.storage != stack->storage || t.offset != stack->offset + s.bytes() || t.spec.format != s.format ||
+        t.spec.cols != s.cols || t.spec.experts != 1) {
+      return std::nullopt;
+    }
+    s.name += "+" + t.spec.name;
+    s.rows += t.spec.rows;
+  }
+  return stack;
 }
 
 }  // namespace pb

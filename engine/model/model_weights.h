@@ -1,9 +1,15 @@
-// A model's weights on the device, one buffer per tensor of the plan: generated there from the
-// synthetic hash (a 20 GB model is never built on the host), or uploaded from a GGUF file.
+// A model's weights on the device: generated there from the synthetic hash (a 20 GB model is
+// never built on the host), or uploaded from a GGUF file. Each tensor has a buffer of its own,
+// except projections that read the same input (a layer's q, k and v; gate and up): they are
+// stored back to back in one buffer, so the forward pass can run them as one matrix of their
+// rows stacked, one dispatch where there were two or three.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -20,8 +26,9 @@ class Transfer;
 
 struct DeviceTensor {
   TensorSpec spec;
-  Buffer buffer;
-  TensorView view() const { return TensorView::whole(buffer); }
+  const Buffer* storage = nullptr;  // owned by the ModelWeights; shared by a stack
+  VkDeviceSize offset = 0;          // bytes from the storage's start
+  TensorView view() const { return {storage, offset, spec.bytes()}; }
 };
 
 class ModelWeights {
@@ -39,9 +46,14 @@ class ModelWeights {
   const DeviceTensor& get(TensorRole role, int32_t layer = -1) const;
   bool has(TensorRole role, int32_t layer = -1) const;
   uint64_t bytes() const;
+  // The tensors `roles` of `layer` as one matrix of their rows stacked in that order, where
+  // they are stored back to back (same format and width); nullopt where they are not, or
+  // where one is missing. Its spec names the stack and sums the rows.
+  std::optional<DeviceTensor> stacked(std::span<const TensorRole> roles, int32_t layer) const;
 
  private:
   ModelConfig config_;
+  std::vector<std::unique_ptr<Buffer>> storage_;  // behind pointers: tensors point into it
   std::vector<DeviceTensor> tensors_;
   std::map<std::pair<TensorRole, int32_t>, size_t> index_;
 };

@@ -38,12 +38,14 @@ const char* dmmv_intdot_kernel_name(WeightFormat format) {
 // From the dmmv_intdot_tuning sweep on an NVIDIA H200 (docs/PERFORMANCE.md: the fastest shape
 // summed over ffn_up 14336x4096 and ffn_down 4096x14336, median of 3). One column wants enough
 // threads per row to keep loads in flight; eight columns want fewer threads per row, since each
-// thread already has eight accumulators per row to feed.
-DmmvIntdotTuning default_dmmv_intdot_tuning(WeightFormat format, uint32_t ncols) {
+// thread already has eight accumulators per row to feed. Q4_K's 32-byte chunks make a row of
+// 4096 only 64 chunks: a warp per row with four rows and two chunks each keeps every thread
+// loading, where 64 threads would give each thread one chunk and a reduction to wait on.
+DmmvIntdotTuning default_dmmv_intdot_tuning(WeightFormat format, uint32_t ncols, uint32_t cols) {
   const bool one = ncols <= 1;
   switch (format) {
     case WeightFormat::Q8_0: return one ? DmmvIntdotTuning{128, 1, 2} : DmmvIntdotTuning{32, 2, 2};
-    case WeightFormat::Q4_K: return {64, 2, 1};
+    case WeightFormat::Q4_K: return one && cols > 4096 ? DmmvIntdotTuning{64, 4, 2} : DmmvIntdotTuning{32, 4, 2};
     case WeightFormat::Q6_K: return one ? DmmvIntdotTuning{64, 2, 2} : DmmvIntdotTuning{64, 4, 2};
     default: return {64, 2, 2};
   }
@@ -92,7 +94,7 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
   std::vector<Op> ops;
   for (uint32_t first = 0; first < p.ncols;) {
     const uint32_t count = piece_cols(p.ncols - first);
-    const DmmvIntdotTuning defaults = default_dmmv_intdot_tuning(p.format, count);
+    const DmmvIntdotTuning defaults = default_dmmv_intdot_tuning(p.format, count, p.cols);
     const DmmvIntdotTuning t{requested.threads ? requested.threads : defaults.threads,
                              requested.rows ? requested.rows : defaults.rows,
                              requested.unroll ? requested.unroll : defaults.unroll};

@@ -29,9 +29,9 @@ struct DmmvIntdotTuning {
   uint32_t unroll = 0;   // chunks per thread loaded before any is used; 0 = the default
 };
 
-// The workgroup shape a dispatch of `ncols` columns defaults to (see the source for the
-// measurement behind it).
-DmmvIntdotTuning default_dmmv_intdot_tuning(WeightFormat format, uint32_t ncols);
+// The workgroup shape a dispatch of `ncols` columns of `cols` inputs defaults to (see the
+// source for the measurement behind it).
+DmmvIntdotTuning default_dmmv_intdot_tuning(WeightFormat format, uint32_t ncols, uint32_t cols);
 
 // Mirrors the push-constant block of kernels/include/dmmv_intdot_common.glsl.
 struct DmmvIntdotPush {

@@ -40,6 +40,12 @@ std::pair<float, float> freq_ratio(float theta, uint32_t rope_dims) {
 
 }  // namespace
 
+QkNormRopePush qk_norm_rope_push(const QkNormRopeProblem& p) {
+  const auto [ratio_hi, ratio_lo] = freq_ratio(p.theta, p.rope_dims);
+  return QkNormRopePush{p.n_q_heads, p.n_k_heads, p.head_dim, p.rope_dims, p.pos0,
+                        p.q_stride,  p.k_stride,  ratio_hi,   ratio_lo,    p.eps};
+}
+
 Op qk_norm_rope_op(const QkNormRopeProblem& p) {
   check_shape(p);
   const BufferRef q = column_span(p.q, p.ncols, p.q_stride, p.n_q_heads * p.head_dim,
@@ -54,14 +60,11 @@ Op qk_norm_rope_op(const QkNormRopeProblem& p) {
   if (p.qk_norm || p.k_norm.buffer) {
     k_norm = column_span(p.k_norm, 1, p.head_dim, p.head_dim, "qk_norm_rope k_norm").read();
   }
-  const auto [ratio_hi, ratio_lo] = freq_ratio(p.theta, p.rope_dims);
   Op op;
   op.kernel = &kernel("qk_norm_rope");
   op.spec.set(0, p.qk_norm ? 1 : 0).set(1, p.add_one ? 1 : 0).set(2, static_cast<int32_t>(p.style));
   op.bindings = {q, k, q_norm, k_norm};
-  op.push = PushConstants::of(QkNormRopePush{p.n_q_heads, p.n_k_heads, p.head_dim, p.rope_dims,
-                                             p.pos0, p.q_stride, p.k_stride, ratio_hi, ratio_lo,
-                                             p.eps});
+  op.push = PushConstants::of(qk_norm_rope_push(p));
   op.groups = {p.n_q_heads + p.n_k_heads, p.ncols, 1};
   op.label = p.qk_norm ? (p.rope_dims ? "qk_norm_rope" : "qk_norm") : "rope";
   return op;

@@ -53,5 +53,7 @@ struct QkNormRopeProblem {
 // the first 16 bytes of q's span unless views are given. Throws UsageError for an odd or too
 // large head_dim, rope_dims outside [0, head_dim], an op with nothing to do, or a small view.
 Op qk_norm_rope_op(const QkNormRopeProblem& problem);
+// The kernel's push constants for `problem` (unchecked; qk_norm_rope_op checks).
+QkNormRopePush qk_norm_rope_push(const QkNormRopeProblem& problem);
 
 }  // namespace pb

@@ -4,9 +4,9 @@
 // per 16 or 32 weights: the per-weight int -> float conversion of the float DMMV is gone, and
 // the activations are 1.25 bytes per element instead of 4.
 //
-// Work is cut into chunks of 16 bytes of weight quants, and consecutive threads take
-// consecutive chunks of a row, so a subgroup's loads are contiguous (the float DMMV's
-// per-thread strides cost L1 wavefronts). Each thread loads UNROLL chunks of each of the ROWS
+// Work is cut into chunks of weight quants (16 bytes, or 32 for Q4_K: the format file says),
+// and consecutive threads take consecutive chunks of a row, so a subgroup's loads stay within
+// few cache lines (the float DMMV's per-thread strides cost L1 wavefronts). Each thread loads UNROLL chunks of each of the ROWS
 // rows before it computes any, to keep enough bytes in flight per thread to cover DRAM
 // latency; the activations of a chunk are loaded once per column and serve all ROWS rows.
 //
@@ -15,7 +15,7 @@
 //
 // Included after dmmv_intdot_common.glsl and a format file (dmmv_intdot_<fmt>.glsl), which
 // defines, before this body:
-//   CHUNKS_PER_ROW(cols)                          chunks of 16 quant bytes per row
+//   CHUNKS_PER_ROW(cols)                          chunks per row
 //   struct WeightChunk, struct XChunk             what one chunk of weights / activations holds
 //   WeightChunk load_weights(uint row, uint chunk)
 //   XChunk load_x(uint c, uint chunk)             column c's activations matching the chunk

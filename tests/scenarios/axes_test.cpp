@@ -3,6 +3,7 @@
 // while the output stays the same.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <set>
 
@@ -136,6 +137,22 @@ TEST_F(AxesTest, PrefillStrategiesEmitDifferentKernels) {
   EXPECT_LT(batched.sample.prefill.counters.dispatches, loop.sample.prefill.counters.dispatches);
   EXPECT_EQ(batched.fingerprint.tokens, loop.fingerprint.tokens);
   EXPECT_EQ(matmul.fingerprint.tokens, loop.fingerprint.tokens);
+}
+
+TEST_F(AxesTest, ProjectionsStoredAsOneStackRunAsOneDispatch) {
+  // tiny-dense in the Q4_K_M mixture: q and k share Q4_K (v is Q6_K), gate and up share Q4_K.
+  RunConfig c = base_config();
+  c.forward.prefill = PrefillStrategy::Batched;
+  const Measured m = measure(c);
+  std::map<std::string, size_t> labels;
+  for (const Op& op : m.prefill_ops) ++labels[op.label];
+  const size_t chunks = (kPrompt + c.forward.chunk_cols - 1) / c.forward.chunk_cols;
+  EXPECT_EQ(labels["attn_qk"], kLayers * chunks);
+  EXPECT_EQ(labels["attn_v"], kLayers * chunks);
+  EXPECT_GE(labels["ffn_gate_up"], kLayers);
+  for (const char* alone : {"attn_q", "attn_k", "attn_qkv", "ffn_gate", "ffn_up"}) {
+    EXPECT_EQ(labels[alone], 0u) << alone;
+  }
 }
 
 TEST_F(AxesTest, ChunkColsSetsTheNumberOfChunks) {
