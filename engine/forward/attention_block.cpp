@@ -82,11 +82,14 @@ void emit_attention_block(Emitter& e, const ForwardContext& f, uint32_t layer, c
                              static_cast<float>(1.0 / std::sqrt(static_cast<double>(a.head_dim)))};
   const TensorView q = ForwardContext::columns(q_out, rest);
   const TensorView o = ForwardContext::columns(f.act.attn, q_dim, rest);
+  const DeviceTensor& wo = f.tensor(TensorRole::AttnOutput, l);
   if (rest.count == 1) {
-    e(attention_decode_ops(AttentionDecodeProblem{shape, cache, q, o, TensorView::whole(f.act.scratch),
-                                                  chunk.pos0 + rest.first},
-                           f.limits),
-      "attention");
+    const AttentionDecodeProblem decode{shape, cache, q, o, TensorView::whole(f.act.scratch), chunk.pos0 + rest.first};
+    if (c.attention_output_gate) {  // the gate rewrites o: quantize after it, in the projection
+      e(attention_decode_ops(decode, f.limits), "attention");
+    } else {
+      f.decode_attention_for_projection(e, decode, f.act.attn.stride, rest, chunk, wo);
+    }
   } else {
     e(attention_prefill_ops(AttentionPrefillProblem{shape, cache, q, o, chunk.pos0 + rest.first, rest.count,
                                                     q_out.stride, f.act.attn.stride},
@@ -100,7 +103,6 @@ void emit_attention_block(Emitter& e, const ForwardContext& f, uint32_t layer, c
                                        f.act.qgate.stride, f.act.attn.stride, false}),
       "attn_output_gate");
   }
-  const DeviceTensor& wo = f.tensor(TensorRole::AttnOutput, l);
   if (c.post_norms) {
     f.project(e, "attn_output", wo, f.act.attn, f.act.tmp, rest, false, chunk);
     f.post_norm_add(e, TensorRole::AttnPostNorm, l, rest);

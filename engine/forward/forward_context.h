@@ -10,6 +10,7 @@
 #include "engine/forward/activations.h"
 #include "engine/forward/forward_options.h"
 #include "engine/model/model_weights.h"
+#include "engine/ops/attention_decode_op.h"
 #include "engine/ops/binding_limits.h"
 #include "engine/ops/glu_op.h"
 #include "engine/ops/projection.h"
@@ -117,6 +118,11 @@ struct ForwardContext {
   // glu_quantize where it takes int8 inputs, else glu. `glu` covers columns `cols` of the chunk.
   void glu_for_projection(Emitter& e, const char* label, const GluProblem& glu, Columns cols, const Chunk& chunk,
                           const DeviceTensor& consumer) const;
+  // Decode attention in front of the projection `consumer` (the o-projection): its last
+  // dispatch also quantizes the output where that projection takes int8 inputs of the same
+  // width. `o_stride` is the output's column stride, as the projection will look it up.
+  void decode_attention_for_projection(Emitter& e, const AttentionDecodeProblem& attention, uint32_t o_stride,
+                                       Columns cols, const Chunk& chunk, const DeviceTensor& consumer) const;
   // Adds a sub-block's output (in act.tmp) to the residual through its post-norm (Gemma).
   void post_norm_add(Emitter& e, TensorRole norm, int32_t layer, Columns cols) const;
 };

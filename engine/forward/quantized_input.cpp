@@ -1,5 +1,6 @@
 // The int8 inputs of the DMMV projections (dmmv_activations: int8): one quantization per
-// distinct projection input, done by the norm or gated unit that produces it where one does.
+// distinct projection input, done by the norm, gated unit or decode attention that produces it
+// where one does.
 #include "engine/forward/forward_context.h"
 
 #include "engine/ops/quantizing_producer.h"
@@ -74,6 +75,21 @@ void ForwardContext::glu_for_projection(Emitter& e, const char* label, const Glu
   const size_t at = e.ops().size();
   e(glu_quantize_op(glu, q), label);
   e.last_quantized = QuantizedInput{glu.out, glu.n, glu.ncols, glu.out_stride, at, q};
+}
+
+void ForwardContext::decode_attention_for_projection(Emitter& e, const AttentionDecodeProblem& attention,
+                                                     uint32_t o_stride, Columns cols, const Chunk& chunk,
+                                                     const DeviceTensor& consumer) const {
+  const uint32_t n = attention.shape.n_heads * attention.shape.head_dim;
+  if (!projects_int8(consumer, chunk, cols) || cols.count != 1 || consumer.spec.cols != n ||
+      attention.shape.head_dim % kQuantizedXBlock != 0) {
+    e(attention_decode_ops(attention, limits), "attention");
+    return;
+  }
+  const QuantizedX q = quantized_storage(act, n, 1, limits);
+  e(attention_decode_quantize_ops(attention, q, limits), "attention");
+  // The last op (attn_decode, or attn_merge after it) is the one that writes o and its int8 form.
+  e.last_quantized = QuantizedInput{attention.o, n, 1, o_stride, e.ops().size() - 1, q};
 }
 
 }  // namespace pb

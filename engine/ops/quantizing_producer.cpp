@@ -37,7 +37,8 @@ Op quantizing_twin(Op float_op, const char* kernel_name, uint32_t n, uint32_t nc
 }  // namespace
 
 bool quantizing_producers_compiled() {
-  return find_kernel("rmsnorm_quantize") != nullptr && find_kernel("glu_quantize") != nullptr;
+  return find_kernel("rmsnorm_quantize") != nullptr && find_kernel("glu_quantize") != nullptr &&
+         find_kernel("attn_decode_quantize") != nullptr && find_kernel("attn_merge_quantize") != nullptr;
 }
 
 Op rmsnorm_quantize_op(const RmsNormProblem& p, const QuantizedX& out) {
@@ -47,6 +48,27 @@ Op rmsnorm_quantize_op(const RmsNormProblem& p, const QuantizedX& out) {
 // glu_quantize.comp has glu.comp's workgroups (256 invocations, one element each).
 Op glu_quantize_op(const GluProblem& p, const QuantizedX& out) {
   return quantizing_twin(glu_op(p), "glu_quantize", p.n, p.ncols, out);
+}
+
+// The quantizing kernels take a block of 32 outputs from 8 consecutive vec4 items: attn_decode's
+// items run along a head (head_dim a multiple of 32 keeps blocks inside one), and an attn_merge
+// workgroup writes 8 vec4 columns, exactly one block.
+std::vector<Op> attention_decode_quantize_ops(const AttentionDecodeProblem& p, const QuantizedX& out,
+                                              const BindingLimits& limits, const AttentionDecodeTuning& tuning) {
+  if (p.shape.head_dim % kQuantizedXBlock != 0 || tuning.threads % 8 != 0) {
+    throw UsageError("attention decode quantize: head_dim (" + std::to_string(p.shape.head_dim) +
+                     ") must be a multiple of 32 and threads (" + std::to_string(tuning.threads) +
+                     ") of 8 to quantize by head");
+  }
+  std::vector<Op> ops = attention_decode_ops(p, limits, tuning);
+  const bool merged = ops.size() > 1;
+  if (merged && ops.back().spec.values[2] != 8) {
+    throw UsageError("attention decode quantize: attn_merge must write 8 vec4 columns (one block) per workgroup");
+  }
+  Op& last = ops.back();
+  last = quantizing_twin(last, merged ? "attn_merge_quantize" : "attn_decode_quantize",
+                         p.shape.n_heads * p.shape.head_dim, 1, out);
+  return ops;
 }
 
 }  // namespace pb

@@ -1,10 +1,13 @@
 // Producers that quantize what they write for the integer-dot DMMV (dmmv_activations: int8):
-// RMSNorm (kernels/intdot/rmsnorm_quantize.comp) and the gated linear unit
-// (kernels/intdot/glu_quantize.comp). Each writes its float output as rmsnorm_op / glu_op do,
-// bit for bit, and the int8 form of it as quantize_x_ops would, bit for bit, in one dispatch
-// instead of two. A decode step of an 8B model runs 3 of them per layer.
+// RMSNorm (kernels/intdot/rmsnorm_quantize.comp), the gated linear unit
+// (kernels/intdot/glu_quantize.comp) and decode attention (intdot/attn_decode_quantize.comp,
+// intdot/attn_merge_quantize.comp). Each writes its float output as rmsnorm_op / glu_op /
+// attention_decode_ops do, bit for bit, and the int8 form of it as quantize_x_ops would, bit
+// for bit, in the same dispatch instead of one more. A decode step of an 8B model runs 4 of
+// them per layer.
 #pragma once
 
+#include "engine/ops/attention_decode_op.h"
 #include "engine/ops/binding_limits.h"
 #include "engine/ops/glu_op.h"
 #include "engine/ops/quantize_x_op.h"
@@ -25,5 +28,12 @@ Op rmsnorm_quantize_op(const RmsNormProblem& problem, const QuantizedX& out);
 // glu_op(problem) that also writes the output columns, quantized, into `out`. Throws as
 // rmsnorm_quantize_op does.
 Op glu_quantize_op(const GluProblem& problem, const QuantizedX& out);
+
+// attention_decode_ops(problem, limits, tuning) whose last op (attn_decode with one split,
+// else attn_merge) also writes the output, n_heads * head_dim floats as one column, quantized
+// into `out`. Throws as rmsnorm_quantize_op does, and for a head_dim that is not a multiple
+// of 32.
+std::vector<Op> attention_decode_quantize_ops(const AttentionDecodeProblem& problem, const QuantizedX& out,
+                                              const BindingLimits& limits, const AttentionDecodeTuning& tuning = {});
 
 }  // namespace pb

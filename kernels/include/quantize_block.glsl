@@ -36,6 +36,7 @@ uint pack4(int a, int b, int c, int d) {
   return uint(a & 255) | (uint(b & 255) << 8) | (uint(c & 255) << 16) | (uint(d & 255) << 24);
 }
 
+#ifndef QB4_SCRATCH
 // Blocks quantized by the workgroup together, one value per invocation: invocations
 // 32k .. 32k + 31 hold the 32 values of one block (`block` is its index in column `c`, columns
 // of `cols` activations). The block's max |x| and quant sum are combined through shared memory,
@@ -78,5 +79,41 @@ void quantize_blocks_cooperative(float v, bool valid, uint c, uint block, uint c
   }
   barrier();  // the shared arrays are free again for the next call
 }
+#else
+// Blocks quantized by the workgroup together, four values per invocation (an includer that
+// computes vec4s: attention's epilogues), for an includer that defines QB4_SCRATCH to the name
+// of a shared float array of at least the workgroup size it no longer needs (no shared memory
+// of this file's own). Invocations 8k .. 8k + 7 hold the 32 values of one block, in order
+// (x, y, z, w of 8k first). The same functions on the same values as the one-value form, so
+// the same bits. Every invocation calls it; `valid` false: nothing written for its group.
+void quantize_blocks_cooperative4(vec4 v, bool valid, uint c, uint block, uint cols) {
+  const uint t = gl_LocalInvocationID.x, lane = t % 8u, first = t - lane;
+  barrier();  // the includer's last reads of the scratch are done
+  QB4_SCRATCH[t] = max(max(abs(v.x), abs(v.y)), max(abs(v.z), abs(v.w)));
+  barrier();
+  for (uint half_width = 4u; half_width > 0u; half_width >>= 1) {
+    if (lane < half_width) QB4_SCRATCH[t] = max(QB4_SCRATCH[t], QB4_SCRATCH[t + half_width]);
+    barrier();
+  }
+  const float amax = QB4_SCRATCH[first];
+  barrier();  // everyone has its block's max before the scratch holds sums
+  const float d = block_scale(amax);
+  const float inv_d = amax > 0.0 ? 1.0 / d : 0.0;
+  ivec4 q = ivec4(0);
+  if (amax > 0.0) {
+    q = ivec4(nearest_quant(v.x, d, inv_d), nearest_quant(v.y, d, inv_d), nearest_quant(v.z, d, inv_d),
+              nearest_quant(v.w, d, inv_d));
+  }
+  QB4_SCRATCH[t] = float(q.x + q.y + q.z + q.w);  // |sum| <= 508: exact
+  barrier();
+  if (valid) xq[c * (cols / 16u) + block * 2u + lane / 4u][lane % 4u] = pack4(q.x, q.y, q.z, q.w);
+  if (valid && lane == 0u) {
+    int sum = 0;
+    for (uint k = 0u; k < 8u; ++k) sum += int(QB4_SCRATCH[first + k]);
+    xs[c * (cols / QX_BLOCK) + block] = vec2(d, d * float(sum));  // d * sum: exact (23 bits)
+  }
+  barrier();  // the scratch is free again
+}
+#endif  // QB4_SCRATCH
 
 #endif  // PB_QUANTIZE_BLOCK_GLSL

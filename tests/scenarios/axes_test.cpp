@@ -37,6 +37,7 @@ struct Measured {
   Fingerprint fingerprint;
   size_t pipelines_created;
   std::vector<Op> prefill_ops;
+  std::vector<Op> decode_ops;  // every decode step
   StageTimeline prefill_timeline;
 };
 
@@ -65,6 +66,7 @@ class AxesTest : public GpuTest {
     m.fingerprint = executor.fingerprint();
     m.pipelines_created = fresh.created();
     m.prefill_ops = executor.ops(true);
+    m.decode_ops = executor.ops(false);
     return m;
   }
 
@@ -232,6 +234,19 @@ TEST_F(AxesTest, Int8ActivationsQuantizeEachInputOnceForIntegerDotKernels) {
   EXPECT_EQ(glu_quantizes, 2 * kLayers);
   EXPECT_EQ(glu_quantizes, glus);
   EXPECT_EQ(int8.sample.prefill.counters.dispatches, flt.sample.prefill.counters.dispatches + quantizes);
+
+  // In decode the attention output is quantized by attention's last dispatch too, so int8 adds
+  // no dispatch at all.
+  size_t decode_quantizes = 0, attention_quantizes = 0;
+  for (const Op& op : int8.decode_ops) {
+    const std::string name = op.kernel->name;
+    decode_quantizes += name == "quantize_x";
+    attention_quantizes += name == "attn_decode_quantize" || name == "attn_merge_quantize";
+  }
+  EXPECT_EQ(decode_quantizes, 0u);
+  EXPECT_EQ(attention_quantizes, kLayers * kDecode);
+  EXPECT_EQ(int8.decode_ops.size(), flt.decode_ops.size());
+  EXPECT_EQ(int8.sample.decode.counters.dispatches, flt.sample.decode.counters.dispatches);
 }
 
 TEST_F(AxesTest, BarrierPoliciesEmitTheirKindOfBarrier) {

@@ -1,9 +1,10 @@
-// The producers that quantize their output (rmsnorm_quantize, glu_quantize) against the two
-// dispatches they replace: the float output must be the same bits as rmsnorm / glu wrote, and
+// The producers that quantize their output (rmsnorm_quantize, glu_quantize, decode attention's
+// attn_decode_quantize / attn_merge_quantize) against the dispatches they replace: the float output must be the same bits as rmsnorm / glu wrote, and
 // the quants and scales the same bits as quantize_x wrote from that output, and as the CPU
 // quantizer (ref::quantize_x) computes from it. Sizes: one block, several, the 8B models' widths
 // (4096, 14336) and Gemma's 5376; several columns with padded strides; both norm conventions and
-// both activations; inputs of large magnitude. Where the build lacks the integer-dot kernels the
+// both activations; inputs of large magnitude; attention with one split and with several
+// (merged), GQA and head sizes 64 to 256. Where the build lacks the integer-dot kernels the
 // builders must refuse.
 #include <gtest/gtest.h>
 
@@ -11,10 +12,12 @@
 #include <random>
 
 #include "engine/ops/quantizing_producer.h"
+#include "engine/ops/attention_shape.h"
 #include "engine/reference/dmmv_intdot_ref.h"
 #include "harness/build_info.h"
 #include "harness/errors.h"
 #include "kernels/registry.h"
+#include "tests/engine/kernels/attention_fixture.h"
 #include "tests/engine/kernels/elementwise_fixture.h"
 
 namespace pb::test {
@@ -158,6 +161,77 @@ TEST(QuantizingProducerOps, RefuseWidthsThatAreNotWholeBlocksAndStorageTooSmall)
   EXPECT_THROW(rmsnorm_quantize_op(RmsNormProblem{v, v, v, 64, 2, 64, 64, 1e-6f, false}, q64), UsageError);
   EXPECT_THROW(glu_quantize_op(GluProblem{v, v, v, 96, 1, 96, 96, 96, GluActivation::Silu}, q64), UsageError);
   EXPECT_NO_THROW(glu_quantize_op(valid, q64));
+}
+
+struct AttentionQuantizeCase {
+  uint32_t n_heads, n_kv_heads, head_dim, pos, split;  // split 0: the default tuning's
+};
+
+void PrintTo(const AttentionQuantizeCase& c, std::ostream* os) {
+  *os << c.n_heads << "/" << c.n_kv_heads << " heads x " << c.head_dim << " pos=" << c.pos << " split=" << c.split;
+}
+
+class AttentionQuantizeTest : public GpuTest, public ::testing::WithParamInterface<AttentionQuantizeCase> {};
+
+TEST_P(AttentionQuantizeTest, WritesTheBitsOfAttentionThenQuantizeX) {
+  const AttentionQuantizeCase& c = GetParam();
+  const AttentionShape shape = attention_shape(c.n_heads, c.n_kv_heads, c.head_dim, c.pos + 9, 0);
+  const uint32_t width = c.n_heads * c.head_dim;
+  const AttentionData data = random_attention(shape, 1, width, 0, c.pos, 29 + c.pos + c.head_dim);
+  const DeviceCache cache = upload_cache(data);
+  Buffer qb = upload_floats(data.q, "q");
+  const std::vector<float> o0(width, kPadding);
+  Buffer fused_ob = upload_floats(o0, "fused o"), pair_ob = upload_floats(o0, "pair o");
+  AttentionDecodeTuning tuning;
+  if (c.split != 0) {
+    tuning.split = c.split;
+    tuning.target_workgroups = 0;
+  }
+  const uint64_t scratch_bytes = std::max<uint64_t>(
+      16, attention_decode_scratch_bytes(c.n_heads, c.head_dim, shape.max_ctx, tuning.split));
+  Buffer fused_scratch(device(), scratch_bytes, MemoryUse::Device, "fused scratch");
+  Buffer pair_scratch(device(), scratch_bytes, MemoryUse::Device, "pair scratch");
+  QuantizedBuffer fused_q(width, 1), pair_q(width, 1);
+  auto problem = [&](const Buffer& o, const Buffer& scratch) {
+    return AttentionDecodeProblem{shape, cache.view(), TensorView::whole(qb), TensorView::whole(o),
+                                  TensorView::whole(scratch), c.pos};
+  };
+  if (!fused_kernels_expected()) {
+    EXPECT_THROW(attention_decode_quantize_ops(problem(fused_ob, fused_scratch), fused_q.view, fused_q.limits, tuning),
+                 UsageError);
+    return;
+  }
+  const std::vector<Op> fused =
+      attention_decode_quantize_ops(problem(fused_ob, fused_scratch), fused_q.view, fused_q.limits, tuning);
+  std::vector<Op> ops = fused;
+  const std::vector<Op> pair = attention_decode_ops(problem(pair_ob, pair_scratch), pair_q.limits, tuning);
+  ASSERT_EQ(fused.size(), pair.size());
+  EXPECT_EQ(pair.size() > 1, c.split != 0) << "the case's split decides whether attn_merge runs";
+  EXPECT_EQ(std::string(fused.back().kernel->name), pair.size() > 1 ? "attn_merge_quantize" : "attn_decode_quantize");
+  ops.insert(ops.end(), pair.begin(), pair.end());
+  const ProjectionProblem quantize{WeightFormat::Q8_0, {}, TensorView::whole(pair_ob), {}, 1, width, 1, width, 1, false};
+  for (const Op& op : quantize_x_ops(quantize, pair_q.view, pair_q.limits)) ops.push_back(op);
+  run_ops(ops, BarrierPolicy::Ledger);
+
+  const auto fused_o = download_floats(fused_ob, width);
+  expect_same_as_the_pair(fused_o, download_floats(pair_ob, width), fused_q.download(), pair_q.download());
+  expect_cpu_quantization(fused_q.download(), fused_q.view, fused_o, width, 1, width);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, AttentionQuantizeTest,
+                         ::testing::Values(AttentionQuantizeCase{4, 2, 128, 5, 0},     // one split
+                                           AttentionQuantizeCase{4, 1, 64, 40, 0},     // one split, GQA 4
+                                           AttentionQuantizeCase{4, 2, 128, 200, 16},  // merged
+                                           AttentionQuantizeCase{2, 1, 256, 100, 32},  // merged, head 256
+                                           AttentionQuantizeCase{8, 8, 64, 70, 8}));   // merged, MHA
+
+TEST(AttentionQuantizeOps, RefusesHeadsThatAreNotWholeBlocks) {
+  const AttentionShape shape = attention_shape(2, 1, 48, 16, 0);  // 48: not a multiple of 32
+  Buffer b(device(), 1 << 16, MemoryUse::Device, "b");
+  QuantizedBuffer q(96, 1);
+  const AttentionDecodeProblem p{shape, {TensorView::whole(b), TensorView::whole(b)}, TensorView::whole(b),
+                                 TensorView::whole(b), TensorView::whole(b), 3};
+  EXPECT_THROW(attention_decode_quantize_ops(p, q.view, q.limits), UsageError);
 }
 
 }  // namespace

@@ -1,0 +1,107 @@
+// Decode attention: one query token at position pos against cache positions [first, pos],
+// first = max(0, pos - window + 1) (window 0: first = 0). Workgroup (x, y) takes the HEADS
+// q heads x * HEADS.. of one GQA group and split y, keys [first + y * split, + split), so the
+// kv head's K/V are read once per split for all of its q heads.
+//   PARTIAL = 0: one split covers every key; writes the normalized output.
+//   PARTIAL = 1: writes the split's unnormalized output and (max, sum) to the scratch buffer
+//                for attn_merge (layout in engine/ops/attention_decode_op.h).
+// With QUANTIZE_OUTPUT defined (intdot/attn_decode_quantize.comp; PARTIAL = 0 only) it also
+// writes the output's int8 form for the integer-dot o-projection (quantize_block.glsl), the
+// bits quantize_x would write, in the same dispatch.
+// Included by a kernel after its #version and the include extension.
+
+layout(binding = 0) readonly buffer Q { float q[]; };         // [n_heads][HEAD_DIM]
+layout(binding = 1) readonly buffer K { uvec4 k_cache[]; };   // [n_kv_heads][max_ctx][HEAD_DIM] f16
+layout(binding = 2) readonly buffer V { uvec4 v_cache[]; };   // same layout as K
+layout(binding = 3) writeonly buffer O { float o[]; };        // output or split scratch
+
+layout(constant_id = 6) const uint PARTIAL = 0;
+
+layout(push_constant) uniform Push {
+  uint n_heads;     // query heads
+  uint n_kv_heads;  // kv heads, dividing n_heads
+  uint max_ctx;     // cache positions per kv head
+  uint pos;         // the query's position; context length pos + 1 (< max_ctx + 1)
+  uint window;      // sliding window in positions, 0 = none
+  uint split;       // key positions per split
+  uint n_splits;    // splits of this dispatch (workgroups in y)
+  float scale;      // score scale, usually 1 / sqrt(HEAD_DIM)
+  uint q_offset;    // floats from the q binding's start to head 0
+  uint o_offset;    // floats from the o binding's start to head 0 (or to the scratch)
+} pc;
+
+#include "attn_body.glsl"
+#ifdef QUANTIZE_OUTPUT
+#define QX_QUANTS_BINDING 4
+#define QX_SCALES_BINDING 5
+#define QX_WRITE
+#include "dmmv_intdot_quantized_x.glsl"
+#define QB4_SCRATCH row_max_s  // free once attend() is done
+#include "quantize_block.glsl"
+#endif
+
+uint row_pos(uint r) { return pc.pos; }
+bool row_live(uint r) { return true; }
+
+void main() {
+  const uint head0 = gl_WorkGroupID.x * HEADS;
+  const uint kv = head0 / (pc.n_heads / pc.n_kv_heads);
+  const uint split = gl_WorkGroupID.y;
+  const uint first = (pc.window == 0 || pc.pos + 1 <= pc.window) ? 0 : pc.pos + 1 - pc.window;
+  const uint k_begin = first + split * pc.split;
+  const uint k_end = min(k_begin + pc.split, pc.pos + 1);
+
+  const float qscale = pc.scale * LOG2E;
+  for (uint i = gl_LocalInvocationID.x; i < ROWS * D2; i += THREADS) {
+    const uint at = pc.q_offset + head0 * HEAD_DIM + 2 * i;  // rows are consecutive heads
+    q_s[i] = vec2(q[at], q[at + 1]) * qscale;
+  }
+  const uint cur = attend(kv * pc.max_ctx * D8, k_begin, k_end, pc.window);
+
+#ifdef QUANTIZE_OUTPUT
+  // Every invocation runs every item (the quantization has barriers); a block of 32 outputs is
+  // 8 consecutive items of one pass (HEAD_DIM is a multiple of 32, THREADS of 8).
+  for (uint n = 0; n < PV_ITEMS; ++n) {
+    const uint i = gl_LocalInvocationID.x + n * THREADS;
+    const bool live = i < ROWS * D4;
+    const uint r = i / D4, c = i % D4;
+    const uint head = head0 + r;
+    const vec4 out4 = live ? acc[n] / l_acc[n] : vec4(0.0);
+    if (live) {
+      const uint at = pc.o_offset + head * HEAD_DIM + 4 * c;
+      o[at] = out4.x;
+      o[at + 1] = out4.y;
+      o[at + 2] = out4.z;
+      o[at + 3] = out4.w;
+    }
+    quantize_blocks_cooperative4(out4, live, 0, (head * HEAD_DIM + 4 * c) / QX_BLOCK, pc.n_heads * HEAD_DIM);
+  }
+#else
+  for (uint n = 0; n < PV_ITEMS; ++n) {
+    const uint i = gl_LocalInvocationID.x + n * THREADS;
+    if (i >= ROWS * D4) continue;
+    const uint r = i / D4, c = i % D4;
+    const uint head = head0 + r;
+    if (PARTIAL == 0) {
+      const vec4 out4 = acc[n] / l_acc[n];
+      const uint at = pc.o_offset + head * HEAD_DIM + 4 * c;
+      o[at] = out4.x;
+      o[at + 1] = out4.y;
+      o[at + 2] = out4.z;
+      o[at + 3] = out4.w;
+    } else {
+      const uint slot = split * pc.n_heads + head;
+      const uint at = pc.o_offset + slot * HEAD_DIM + 4 * c;
+      o[at] = acc[n].x;
+      o[at + 1] = acc[n].y;
+      o[at + 2] = acc[n].z;
+      o[at + 3] = acc[n].w;
+      if (c == 0) {
+        const uint stats = pc.o_offset + pc.n_splits * pc.n_heads * HEAD_DIM + 2 * slot;
+        o[stats] = m_s[cur * ROWS + r];
+        o[stats + 1] = l_acc[n];
+      }
+    }
+  }
+#endif
+}

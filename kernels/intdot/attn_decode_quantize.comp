@@ -1,0 +1,6 @@
+#version 450
+// attn_decode.comp (one split) that also writes its output's int8 form for the integer-dot
+// o-projection, in the same dispatch (kernels/include/attn_decode_main.glsl).
+#extension GL_GOOGLE_include_directive : require
+#define QUANTIZE_OUTPUT
+#include "attn_decode_main.glsl"
