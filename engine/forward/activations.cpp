@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "engine/ops/argmax_op.h"
 #include "engine/ops/moe_routing_ops.h"
 #include "engine/ops/quantize_x_op.h"
 
@@ -74,6 +75,7 @@ uint64_t Activations::bytes_needed(const ModelConfig& c, const ActivationSizes& 
                    columns_bytes(qkv_width(w), cols) + columns_bytes(w.ffn, cols) +
                    columns_bytes(gate_up_width(w), cols) +
                    columns_bytes(w.vocab, cols) + s.attention_scratch_bytes + uint64_t(s.max_ctx + 1) * 24 +
+                   argmax_partials_bytes(c.vocab, s.max_cols) +
                    quantized_inputs_bytes(w, s);
   for (uint32_t l = 0; l < c.n_layers; ++l) {
     if (c.layer_kind(l) == LayerKind::DeltaNet) {
@@ -111,6 +113,7 @@ Activations::Activations(Device& device, const ModelConfig& c, const ActivationS
   tokens = Buffer(device, uint64_t(s.max_ctx + 1) * 4, MemoryUse::Device, "tokens");
   predicted = Buffer(device, uint64_t(s.max_ctx + 1) * 4, MemoryUse::Device, "predicted");
   top2 = Buffer(device, uint64_t(s.max_ctx + 1) * 16, MemoryUse::Device, "top2");
+  argmax_partials = Buffer(device, argmax_partials_bytes(c.vocab, cols), MemoryUse::Device, "argmax partials");
   scratch = Buffer(device, std::max<uint64_t>(s.attention_scratch_bytes, 256), MemoryUse::Device,
                    "attention scratch");
   if (s.quantized_inputs) {

@@ -1,8 +1,13 @@
 // The element-wise and reduction kernels at model widths, for a decode column and a prefill
 // chunk: rmsnorm, qk_norm_rope (Qwen3's per-head norms with NeoX RoPE, the costlier variant),
-// glu (SwiGLU) and argmax over the vocabulary. Their inputs rotate like the others'; they are
-// small enough that the cache may hold them anyway, as it does in the op stream.
+// glu (SwiGLU) and argmax over the vocabulary (one workgroup, and the two-pass form). Their inputs rotate like the others'; they are
+// small enough that the cache may hold them anyway, as it does in the op stream. And the floor
+// under all of them: a dispatch that zeroes 64 floats, so its time is what any dispatch behind
+// a global barrier costs (launch, drain, barrier) before it does any work; once with one
+// pipeline back to back, once alternating two (zero, then add 64 floats), as an op stream does.
+#include "engine/ops/add_op.h"
 #include "engine/ops/argmax_op.h"
+#include "engine/ops/fill_zero_op.h"
 #include "engine/ops/glu_op.h"
 #include "engine/ops/qk_norm_rope_op.h"
 #include "engine/ops/rmsnorm_op.h"
@@ -89,20 +94,42 @@ BenchCase glu_case(BenchEnv& env, uint32_t n, uint32_t cols) {
   return c;
 }
 
-BenchCase argmax_case(BenchEnv& env, uint32_t vocab, uint32_t cols) {
+// `two_pass`: argmax_two_pass_ops, both dispatches of each invocation in the round.
+BenchCase argmax_case(BenchEnv& env, uint32_t vocab, uint32_t cols, bool two_pass) {
   BenchCase c;
   const uint64_t floats = uint64_t(vocab) * cols;
   // Token ids by position: a binding window aligned to the device's offset alignment.
   const uint64_t token_bytes = std::max<uint64_t>(4 * cols, env.info().min_storage_buffer_offset_alignment);
   const Buffer& tokens = keep(c, Buffer(env.device(), token_bytes, MemoryUse::Device, "tokens"));
   const Buffer& top2 = keep(c, Buffer(env.device(), 16ull * cols, MemoryUse::Device, "top2"));
+  const Buffer& partials =
+      keep(c, Buffer(env.device(), argmax_partials_bytes(vocab, cols), MemoryUse::Device, "argmax partials"));
   const BindingLimits limits = BindingLimits::of(env.info());
   for (const Buffer* logits : float_copies(env, c, floats, 11, "logits")) {
-    c.round.push_back(argmax_op(ArgmaxProblem{TensorView::whole(*logits), TensorView::whole(tokens),
-                                              TensorView::whole(top2), vocab, cols, vocab, 0},
-                                limits));
+    const ArgmaxProblem p{TensorView::whole(*logits), TensorView::whole(tokens), TensorView::whole(top2), vocab,
+                          cols, vocab, 0, TensorView::whole(partials)};
+    for (const Op& op : two_pass ? argmax_two_pass_ops(p, limits) : std::vector<Op>{argmax_op(p, limits)}) {
+      c.round.push_back(op);
+    }
   }
   c.cost = argmax_cost(vocab, cols);
+  return c;
+}
+
+// `alternating`: each invocation is followed by one of another kernel, so every dispatch binds
+// a pipeline other than its predecessor's.
+BenchCase dispatch_floor_case(BenchEnv& env, bool alternating) {
+  BenchCase c;
+  const Buffer& target = keep(c, Buffer(env.device(), 256, MemoryUse::Device, "zeroed"));
+  c.round.push_back(fill_zero_op(TensorView::whole(target)));
+  c.invocations = 1;
+  c.cost = {256.0, 0.0};
+  if (alternating) {
+    const Buffer& sum = keep(c, Buffer(env.device(), 256, MemoryUse::Device, "sum"));
+    c.round.push_back(add_in_place_op(AddInPlaceProblem{TensorView::whole(sum), TensorView::whole(target), 64, 1, 64, 64}));
+    c.invocations = 2;
+    c.cost = {256.0 + 768.0 / 2, 64.0 / 2};  // per invocation: the mean of the two
+  }
   return c;
 }
 
@@ -121,10 +148,14 @@ void register_elementwise_benchmarks(GpuBenchmarks& benchmarks) {
     benchmarks.add("glu/n:" + std::to_string(ffn) + suffix,
                    [=](BenchEnv& env) { return glu_case(env, ffn, cols); });
   }
+  benchmarks.add("dispatch_floor/fill_zero:64", [](BenchEnv& env) { return dispatch_floor_case(env, false); });
+  benchmarks.add("dispatch_floor/fill_zero+add:64", [](BenchEnv& env) { return dispatch_floor_case(env, true); });
   // Greedy sampling reads one column of logits per generated token.
   const uint32_t vocab = s.vocab;
   benchmarks.add("argmax/vocab:" + std::to_string(vocab) + "/cols:1",
-                 [=](BenchEnv& env) { return argmax_case(env, vocab, 1); });
+                 [=](BenchEnv& env) { return argmax_case(env, vocab, 1, false); });
+  benchmarks.add("argmax_two_pass/vocab:" + std::to_string(vocab) + "/cols:1",
+                 [=](BenchEnv& env) { return argmax_case(env, vocab, 1, true); });
 }
 
 }  // namespace pb::bench
