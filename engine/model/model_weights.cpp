@@ -61,26 +61,30 @@ void require_device_memory(const Device& device, const std::string& what, uint64
 namespace {
 
 // Projections of one layer that read the same input, in the order their rows stack.
-constexpr TensorRole kStackGroups[][3] = {
-    {TensorRole::AttnQ, TensorRole::AttnK, TensorRole::AttnV},
-    {TensorRole::FfnGate, TensorRole::FfnUp, TensorRole::FfnUp},
-    {TensorRole::SharedGate, TensorRole::SharedUp, TensorRole::SharedUp},
+struct StackGroup {
+  TensorRole roles[3];
+  size_t count;
+};
+constexpr StackGroup kStackGroups[] = {
+    {{TensorRole::AttnQ, TensorRole::AttnK, TensorRole::AttnV}, 3},
+    {{TensorRole::FfnGate, TensorRole::FfnUp}, 2},
+    {{TensorRole::SharedGate, TensorRole::SharedUp}, 2},
 };
 
 // Plan indices of the tensors stored together with plan[i]: i alone, or the longest start of
-// its stack group (plan[i] first) whose members share format and width and each start on an
-// offset a binding may have, so every member can still be bound on its own.
+// its stack group (plan[i] first) whose members are not placed yet, share format and width
+// and each start on an offset a binding may have, so every member can still be bound alone.
 std::vector<size_t> storage_group(const std::vector<TensorSpec>& plan,
-                                  const std::map<std::pair<TensorRole, int32_t>, size_t>& index, size_t i,
-                                  const DeviceInfo& info) {
+                                  const std::map<std::pair<TensorRole, int32_t>, size_t>& index,
+                                  const std::vector<bool>& placed, size_t i, const DeviceInfo& info) {
   const TensorSpec& first = plan[i];
-  for (const auto& group : kStackGroups) {
-    if (group[0] != first.role) continue;
+  for (const StackGroup& group : kStackGroups) {
+    if (group.roles[0] != first.role) continue;
     std::vector<size_t> members{i};
     uint64_t bytes = first.bytes();
-    for (size_t m = 1; m < 3 && group[m] != group[m - 1]; ++m) {
-      const auto it = index.find({group[m], first.layer});
-      if (it == index.end()) break;
+    for (size_t m = 1; m < group.count; ++m) {
+      const auto it = index.find({group.roles[m], first.layer});
+      if (it == index.end() || placed[it->second]) break;
       const TensorSpec& next = plan[it->second];
       if (next.format != first.format || next.cols != first.cols || next.experts != 1 || first.experts != 1 ||
           bytes % info.min_storage_buffer_offset_alignment != 0 ||
@@ -106,7 +110,7 @@ ModelWeights ModelWeights::allocate(Device& device, const ModelConfig& config,
   std::vector<bool> placed(plan.size(), false);
   for (size_t i = 0; i < plan.size(); ++i) {
     if (placed[i]) continue;
-    const std::vector<size_t> members = storage_group(plan, w.index_, i, device.info());
+    const std::vector<size_t> members = storage_group(plan, w.index_, placed, i, device.info());
     uint64_t bytes = 0;
     std::string name;
     for (size_t m : members) {

@@ -1,15 +1,19 @@
 // The element-wise and reduction kernels at model widths, for a decode column and a prefill
-// chunk: rmsnorm, qk_norm_rope (Qwen3's per-head norms with NeoX RoPE, the costlier variant),
-// glu (SwiGLU) and argmax over the vocabulary (one workgroup, and the two-pass form). Their inputs rotate like the others'; they are
-// small enough that the cache may hold them anyway, as it does in the op stream. And the floor
-// under all of them: a dispatch that zeroes 64 floats, so its time is what any dispatch behind
-// a global barrier costs (launch, drain, barrier) before it does any work; once with one
+// chunk: rmsnorm, qk_norm_rope (Qwen3's per-head norms with NeoX RoPE, the costlier variant;
+// alone and with the KV write the forward pass fuses into it), glu (SwiGLU), the norm and GLU
+// forms that also quantize their output (where the build has them), and argmax over the
+// vocabulary (one workgroup, and the two-pass form). Their inputs rotate like the others'; they
+// are small enough that the cache may hold them anyway, as it does in the op stream. And the
+// floor under all of them: a dispatch that zeroes 64 floats, so its time is what any dispatch
+// behind a global barrier costs (launch, drain, barrier) before it does any work; once with one
 // pipeline back to back, once alternating two (zero, then add 64 floats), as an op stream does.
 #include "engine/ops/add_op.h"
 #include "engine/ops/argmax_op.h"
 #include "engine/ops/fill_zero_op.h"
 #include "engine/ops/glu_op.h"
 #include "engine/ops/qk_norm_rope_op.h"
+#include "engine/ops/quantizing_producer.h"
+#include "engine/ops/rope_kv_write_op.h"
 #include "engine/ops/rmsnorm_op.h"
 #include "kernels/bench/benchmarks.h"
 #include "kernels/bench/rotation.h"
@@ -32,21 +36,35 @@ std::vector<const Buffer*> float_copies(BenchEnv& env, BenchCase& c, uint64_t co
   return copies;
 }
 
-BenchCase rmsnorm_case(BenchEnv& env, uint32_t n, uint32_t cols) {
+// Storage for the int8 form of `cols` columns of n, for the quantizing producers.
+QuantizedX quantized_storage(BenchEnv& env, BenchCase& c, uint32_t n, uint32_t cols) {
+  const BindingLimits limits = BindingLimits::of(env.info());
+  const Buffer& b =
+      keep(c, Buffer(env.device(), quantized_x_bytes(n, cols, limits), MemoryUse::Device, "quantized"));
+  return quantized_x_in(TensorView::whole(b), n, cols, limits);
+}
+
+// `quantize`: rmsnorm_quantize, which also writes y's int8 form (1.25 bytes per element more).
+BenchCase rmsnorm_case(BenchEnv& env, uint32_t n, uint32_t cols, bool quantize) {
   BenchCase c;
   const uint64_t floats = uint64_t(n) * cols;
   const Buffer& weight =
       keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, n, 5, "norm weight"));
   const Buffer& y = keep(c, Buffer(env.device(), floats * 4, MemoryUse::Device, "rmsnorm y"));
+  const QuantizedX q = quantize ? quantized_storage(env, c, n, cols) : QuantizedX{};
   for (const Buffer* x : float_copies(env, c, floats, 6, "rmsnorm x")) {
-    c.round.push_back(rmsnorm_op(RmsNormProblem{TensorView::whole(*x), TensorView::whole(weight),
-                                                TensorView::whole(y), n, cols, n, n, 1e-6f, false}));
+    const RmsNormProblem p{TensorView::whole(*x), TensorView::whole(weight), TensorView::whole(y), n, cols, n, n,
+                           1e-6f, false};
+    c.round.push_back(quantize ? rmsnorm_quantize_op(p, q) : rmsnorm_op(p));
   }
   c.cost = rmsnorm_cost(n, cols);
+  if (quantize) c.cost.bytes += 1.25 * double(floats);
   return c;
 }
 
-BenchCase qk_norm_rope_case(BenchEnv& env, uint32_t cols) {
+// `write_kv`: the form that also writes k and v into a float16 KV cache (rope_kv_write_op), as
+// the forward pass runs it.
+BenchCase qk_norm_rope_case(BenchEnv& env, uint32_t cols, bool write_kv) {
   BenchCase c;
   const AttentionShape& s = env.shapes().attention;
   const uint32_t q_stride = s.n_heads * s.head_dim;
@@ -55,13 +73,17 @@ BenchCase qk_norm_rope_case(BenchEnv& env, uint32_t cols) {
       keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, s.head_dim, 7, "q norm"));
   const Buffer& k_norm =
       keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, s.head_dim, 8, "k norm"));
-  // q and k of a copy live in one buffer, q first: one rotation unit.
-  const uint64_t q_floats = uint64_t(q_stride) * cols;
-  const uint64_t floats = q_floats + uint64_t(k_stride) * cols;
-  for (const Buffer* qk : float_copies(env, c, floats, 9, "q and k")) {
+  const uint64_t cache_bytes = uint64_t(k_stride) * cols * 2;  // max_ctx = cols
+  const Buffer* k_cache = write_kv ? &keep(c, Buffer(env.device(), cache_bytes, MemoryUse::Device, "k cache")) : nullptr;
+  const Buffer* v_cache = write_kv ? &keep(c, Buffer(env.device(), cache_bytes, MemoryUse::Device, "v cache")) : nullptr;
+  // q, k (and v) of a copy live in one buffer, q first: one rotation unit.
+  const uint64_t q_floats = uint64_t(q_stride) * cols, k_floats = uint64_t(k_stride) * cols;
+  const uint64_t floats = q_floats + k_floats * (write_kv ? 2 : 1);
+  for (const Buffer* qkv : float_copies(env, c, floats, 9, "q and k")) {
+    const TensorView whole = TensorView::whole(*qkv);
     QkNormRopeProblem p;
-    p.q = TensorView::whole(*qk).slice(0, q_floats * 4);
-    p.k = TensorView::whole(*qk).slice(q_floats * 4, (floats - q_floats) * 4);
+    p.q = whole.slice(0, q_floats * 4);
+    p.k = whole.slice(q_floats * 4, k_floats * 4);
     p.q_norm = TensorView::whole(q_norm);
     p.k_norm = TensorView::whole(k_norm);
     p.n_q_heads = s.n_heads;
@@ -74,23 +96,34 @@ BenchCase qk_norm_rope_case(BenchEnv& env, uint32_t cols) {
     p.theta = 1000000.0f;
     p.style = RopeStyle::Neox;
     p.qk_norm = true;
-    c.round.push_back(qk_norm_rope_op(p));
+    if (!write_kv) {
+      c.round.push_back(qk_norm_rope_op(p));
+      continue;
+    }
+    const KvWriteProblem kv{p.k, whole.slice((q_floats + k_floats) * 4, k_floats * 4), TensorView::whole(*k_cache),
+                            TensorView::whole(*v_cache), s.n_kv_heads, s.head_dim, cols, 0, cols, k_stride, k_stride};
+    c.round.push_back(rope_kv_write_op(p, kv));
   }
   c.cost = qk_norm_rope_cost(s.n_heads, s.n_kv_heads, s.head_dim, cols, true);
+  if (write_kv) c.cost.bytes += 8.0 * double(k_floats);  // v read, k and v written as halves
   return c;
 }
 
-BenchCase glu_case(BenchEnv& env, uint32_t n, uint32_t cols) {
+// `quantize`: glu_quantize, which also writes the output's int8 form.
+BenchCase glu_case(BenchEnv& env, uint32_t n, uint32_t cols, bool quantize) {
   BenchCase c;
   const uint64_t floats = uint64_t(n) * cols;
   const Buffer& out = keep(c, Buffer(env.device(), floats * 4, MemoryUse::Device, "glu out"));
+  const QuantizedX q = quantize ? quantized_storage(env, c, n, cols) : QuantizedX{};
   // gate and up of a copy are the two halves of one buffer, as a fused gate/up projection writes.
   for (const Buffer* gate_up : float_copies(env, c, 2 * floats, 10, "gate and up")) {
     const TensorView whole = TensorView::whole(*gate_up);
-    c.round.push_back(glu_op(GluProblem{whole.slice(0, floats * 4), whole.slice(floats * 4, floats * 4),
-                                        TensorView::whole(out), n, cols, n, n, n, GluActivation::Silu}));
+    const GluProblem p{whole.slice(0, floats * 4), whole.slice(floats * 4, floats * 4), TensorView::whole(out), n,
+                       cols, n, n, n, GluActivation::Silu};
+    c.round.push_back(quantize ? glu_quantize_op(p, q) : glu_op(p));
   }
   c.cost = glu_cost(n, cols);
+  if (quantize) c.cost.bytes += 1.25 * double(floats);
   return c;
 }
 
@@ -142,11 +175,20 @@ void register_elementwise_benchmarks(GpuBenchmarks& benchmarks) {
     const uint32_t hidden = s.hidden;
     const uint32_t ffn = s.ffn;
     benchmarks.add("rmsnorm/n:" + std::to_string(hidden) + suffix,
-                   [=](BenchEnv& env) { return rmsnorm_case(env, hidden, cols); });
+                   [=](BenchEnv& env) { return rmsnorm_case(env, hidden, cols, false); });
     benchmarks.add("qk_norm_rope/" + s.attention_name() + suffix,
-                   [=](BenchEnv& env) { return qk_norm_rope_case(env, cols); });
+                   [=](BenchEnv& env) { return qk_norm_rope_case(env, cols, false); });
+    benchmarks.add("qk_norm_rope_kv/" + s.attention_name() + suffix,
+                   [=](BenchEnv& env) { return qk_norm_rope_case(env, cols, true); });
     benchmarks.add("glu/n:" + std::to_string(ffn) + suffix,
-                   [=](BenchEnv& env) { return glu_case(env, ffn, cols); });
+                   [=](BenchEnv& env) { return glu_case(env, ffn, cols, false); });
+    // The forms that also write the int8 input of the integer-dot DMMV that follows.
+    if (quantizing_producers_compiled()) {
+      benchmarks.add("rmsnorm_quantize/n:" + std::to_string(hidden) + suffix,
+                     [=](BenchEnv& env) { return rmsnorm_case(env, hidden, cols, true); });
+      benchmarks.add("glu_quantize/n:" + std::to_string(ffn) + suffix,
+                     [=](BenchEnv& env) { return glu_case(env, ffn, cols, true); });
+    }
   }
   benchmarks.add("dispatch_floor/fill_zero:64", [](BenchEnv& env) { return dispatch_floor_case(env, false); });
   benchmarks.add("dispatch_floor/fill_zero+add:64", [](BenchEnv& env) { return dispatch_floor_case(env, true); });
