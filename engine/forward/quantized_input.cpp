@@ -49,47 +49,62 @@ const QuantizedX& ForwardContext::quantized_input(Emitter& e, const ProjectionPr
   return e.last_quantized->quantized;
 }
 
+namespace {
+
+// Whether a producer of `n` floats per column can write the int8 input of `consumer` itself:
+// the consumer takes int8 inputs of exactly that width (it looks its input up as the
+// producer's output, so the remembered quantization is found) in whole blocks.
+bool producer_quantizes(const ForwardContext& f, const DeviceTensor& consumer, const Chunk& chunk, Columns cols,
+                        uint32_t n) {
+  return f.projects_int8(consumer, chunk, cols) && consumer.spec.cols == n && n % kQuantizedXBlock == 0;
+}
+
+// Emits a producer's quantizing form and remembers what it quantized: its last op writes x
+// (ncols columns of n floats at x_stride) and their int8 form q.
+void emit_quantizing(Emitter& e, std::vector<Op> ops, const char* label, const TensorView& x, uint32_t n,
+                     uint32_t ncols, uint32_t x_stride, const QuantizedX& q) {
+  e(std::move(ops), label);
+  e.last_quantized = QuantizedInput{x, n, ncols, x_stride, e.ops().size() - 1, q};
+}
+
+}  // namespace
+
 void ForwardContext::norm_for_projection(Emitter& e, const char* label, const Columns2D& x,
                                          const DeviceTensor& weight, const Columns2D& y, Columns cols,
                                          const Chunk& chunk, const DeviceTensor& consumer) const {
   const RmsNormProblem norm = rmsnorm_problem(x, weight, y, cols);
-  // The projections look their input up as columns(y, in, cols), which is norm.y where `in` is
-  // the norm's width: fuse only then, so the remembered quantization is found.
-  if (!projects_int8(consumer, chunk, cols) || consumer.spec.cols != norm.n || norm.n % kQuantizedXBlock != 0) {
+  if (!producer_quantizes(*this, consumer, chunk, cols, norm.n)) {
     e(rmsnorm_op(norm), label);
     return;
   }
   const QuantizedX q = quantized_storage(act, norm.n, cols.count, limits);
-  const size_t at = e.ops().size();
-  e(rmsnorm_quantize_op(norm, q), label);
-  e.last_quantized = QuantizedInput{norm.y, norm.n, cols.count, y.stride, at, q};
+  emit_quantizing(e, {rmsnorm_quantize_op(norm, q)}, label, norm.y, norm.n, cols.count, y.stride, q);
 }
 
 void ForwardContext::glu_for_projection(Emitter& e, const char* label, const GluProblem& glu, Columns cols,
                                         const Chunk& chunk, const DeviceTensor& consumer) const {
-  if (!projects_int8(consumer, chunk, cols) || consumer.spec.cols != glu.n || glu.n % kQuantizedXBlock != 0) {
+  if (!producer_quantizes(*this, consumer, chunk, cols, glu.n)) {
     e(glu_op(glu), label);
     return;
   }
   const QuantizedX q = quantized_storage(act, glu.n, cols.count, limits);
-  const size_t at = e.ops().size();
-  e(glu_quantize_op(glu, q), label);
-  e.last_quantized = QuantizedInput{glu.out, glu.n, glu.ncols, glu.out_stride, at, q};
+  emit_quantizing(e, {glu_quantize_op(glu, q)}, label, glu.out, glu.n, glu.ncols, glu.out_stride, q);
 }
 
 void ForwardContext::decode_attention_for_projection(Emitter& e, const AttentionDecodeProblem& attention,
                                                      uint32_t o_stride, Columns cols, const Chunk& chunk,
                                                      const DeviceTensor& consumer) const {
   const uint32_t n = attention.shape.n_heads * attention.shape.head_dim;
-  if (!projects_int8(consumer, chunk, cols) || cols.count != 1 || consumer.spec.cols != n ||
+  // A block of 32 must lie inside one head (the kernels quantize by head).
+  if (!producer_quantizes(*this, consumer, chunk, cols, n) || cols.count != 1 ||
       attention.shape.head_dim % kQuantizedXBlock != 0) {
     e(attention_decode_ops(attention, limits), "attention");
     return;
   }
   const QuantizedX q = quantized_storage(act, n, 1, limits);
-  e(attention_decode_quantize_ops(attention, q, limits), "attention");
-  // The last op (attn_decode, or attn_merge after it) is the one that writes o and its int8 form.
-  e.last_quantized = QuantizedInput{attention.o, n, 1, o_stride, e.ops().size() - 1, q};
+  // The last op (attn_decode, or attn_merge after it) writes o and its int8 form.
+  emit_quantizing(e, attention_decode_quantize_ops(attention, q, limits), "attention", attention.o, n, 1, o_stride,
+                  q);
 }
 
 }  // namespace pb

@@ -17,9 +17,6 @@ void require_bytes(const TensorView& view, uint64_t bytes, const char* name) {
   }
 }
 
-// vec4 columns per attn_merge workgroup: 32 dims, so a 128-dim head takes 4 workgroups (a
-// divisor of every supported head_dim / 4).
-constexpr uint32_t kMergeCols = 8;
 
 uint64_t partial_floats(uint32_t n_splits, uint32_t n_heads, uint32_t head_dim) {
   return uint64_t(n_splits) * n_heads * (head_dim + 2);
@@ -55,7 +52,7 @@ std::vector<Op> attention_decode_ops(const AttentionDecodeProblem& p, const Bind
   check_attention_shape("attention decode", s, p.cache);
   if (p.pos >= s.max_ctx) throw UsageError("attention decode: pos must be below max_ctx");
   const uint32_t mt = tuning.merge_threads;
-  if (tuning.split == 0 || mt < kMergeCols || (mt & (mt - 1)) != 0) {
+  if (tuning.split == 0 || mt < kAttnMergeCols || (mt & (mt - 1)) != 0) {
     throw UsageError("attention decode: split must be positive, merge_threads a power of two >= 8");
   }
   if (s.cache_bytes() > limits.max_range) {
@@ -101,11 +98,11 @@ std::vector<Op> attention_decode_ops(const AttentionDecodeProblem& p, const Bind
   merge.kernel = &kernel("attn_merge");
   merge.spec.set(0, static_cast<int32_t>(s.head_dim))
       .set(1, static_cast<int32_t>(tuning.merge_threads))
-      .set(2, static_cast<int32_t>(kMergeCols));
+      .set(2, static_cast<int32_t>(kAttnMergeCols));
   merge.bindings = {scratch.view.read(), o.view.write()};
   // The scratch view starts 16-byte aligned, so its window's first float is a whole vec4.
   merge.push = PushConstants::of(AttnMergePush{s.n_heads, n_splits, scratch.first_float / 4, o.first_float});
-  merge.groups = {s.n_heads, s.head_dim / 4 / kMergeCols, 1};
+  merge.groups = {s.n_heads, s.head_dim / 4 / kAttnMergeCols, 1};
   merge.phase = Phase::FlashAttn;
   merge.token = decode.token;
   merge.label = "attn_merge";

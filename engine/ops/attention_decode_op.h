@@ -20,6 +20,11 @@
 
 namespace pb {
 
+// vec4 columns per attn_merge workgroup: 32 dims, so a 128-dim head takes 4 workgroups (a
+// divisor of every supported head_dim / 4), and one workgroup writes one int8 block of the
+// output (attn_merge_quantize.comp relies on it).
+inline constexpr uint32_t kAttnMergeCols = 8;
+
 struct AttentionDecodeProblem {
   AttentionShape shape;
   KvCacheView cache;   // the layer's cache; row `pos` already written

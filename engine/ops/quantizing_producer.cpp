@@ -60,11 +60,9 @@ std::vector<Op> attention_decode_quantize_ops(const AttentionDecodeProblem& p, c
                      ") must be a multiple of 32 and threads (" + std::to_string(tuning.threads) +
                      ") of 8 to quantize by head");
   }
+  static_assert(kAttnMergeCols * 4 == kQuantizedXBlock, "an attn_merge workgroup writes one block");
   std::vector<Op> ops = attention_decode_ops(p, limits, tuning);
   const bool merged = ops.size() > 1;
-  if (merged && ops.back().spec.values[2] != 8) {
-    throw UsageError("attention decode quantize: attn_merge must write 8 vec4 columns (one block) per workgroup");
-  }
   Op& last = ops.back();
   last = quantizing_twin(last, merged ? "attn_merge_quantize" : "attn_decode_quantize",
                          p.shape.n_heads * p.shape.head_dim, 1, out);

@@ -19,7 +19,10 @@ void require_same(uint64_t rope, uint64_t kv, const char* field) {
 }  // namespace
 
 Op rope_kv_write_op(const QkNormRopeProblem& rope, const KvWriteProblem& kv) {
-  require_same(reinterpret_cast<uintptr_t>(rope.k.buffer), reinterpret_cast<uintptr_t>(kv.k.buffer), "k buffer");
+  if (rope.k.buffer != kv.k.buffer) {
+    throw UsageError("rope_kv_write: the KV write's k lies in another buffer than the RoPE's; both halves must "
+                     "work on the same k columns");
+  }
   require_same(rope.k.offset, kv.k.offset, "k offset");
   require_same(rope.k_stride, kv.k_stride, "k_stride");
   require_same(rope.n_k_heads, kv.n_kv_heads, "n_kv_heads");

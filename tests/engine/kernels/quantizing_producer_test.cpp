@@ -68,6 +68,25 @@ void expect_same_as_the_pair(const std::vector<float>& fused_y, const std::vecto
   ASSERT_EQ(fused_q, pair_q);
 }
 
+// Runs `fused` beside `pair` followed by quantize_x of the pair's output (ncols columns of n at
+// `stride` in pair_out), then checks the fused output against the pair's and the fused int8
+// form against quantize_x's, bit for bit, and against the CPU quantizer; `before` is both
+// outputs' initial contents, whose padding must survive.
+void expect_fused_equals_pair(std::vector<Op> fused, const std::vector<Op>& pair, const Buffer& fused_out,
+                              const Buffer& pair_out, const std::vector<float>& before, uint32_t n, uint32_t ncols,
+                              uint32_t stride, const QuantizedBuffer& fused_q, const QuantizedBuffer& pair_q) {
+  std::vector<Op> ops = std::move(fused);
+  ops.insert(ops.end(), pair.begin(), pair.end());
+  const ProjectionProblem quantize{WeightFormat::Q8_0, {}, TensorView::whole(pair_out), {}, 1, n, ncols, stride, 1, false};
+  for (const Op& op : quantize_x_ops(quantize, pair_q.view, pair_q.limits)) ops.push_back(op);
+  run_ops(ops, BarrierPolicy::Ledger);
+
+  const auto fused_y = download_floats(fused_out, before.size());
+  expect_padding_kept(fused_y, before, n, stride, "output");
+  expect_same_as_the_pair(fused_y, download_floats(pair_out, before.size()), fused_q.download(), pair_q.download());
+  expect_cpu_quantization(fused_q.download(), fused_q.view, fused_y, n, ncols, stride);
+}
+
 bool fused_kernels_expected() {
   EXPECT_EQ(quantizing_producers_compiled(), build_info().has_intdot_shaders);
   return build_info().has_intdot_shaders;
@@ -93,16 +112,8 @@ TEST_P(RmsNormQuantizeTest, WritesTheBitsOfRmsNormThenQuantizeX) {
     EXPECT_THROW(rmsnorm_quantize_op(problem(fused_yb), fused_q.view), UsageError);
     return;
   }
-  std::vector<Op> ops = {rmsnorm_quantize_op(problem(fused_yb), fused_q.view), rmsnorm_op(problem(pair_yb))};
-  const ProjectionProblem quantize{WeightFormat::Q8_0, {}, TensorView::whole(pair_yb), {}, 1, p.n, p.ncols,
-                                   y_stride, 1, false};
-  for (const Op& op : quantize_x_ops(quantize, pair_q.view, pair_q.limits)) ops.push_back(op);
-  run_ops(ops, BarrierPolicy::Ledger);
-
-  const auto fused_y = download_floats(fused_yb, y0.size());
-  expect_padding_kept(fused_y, y0, p.n, y_stride, "y");
-  expect_same_as_the_pair(fused_y, download_floats(pair_yb, y0.size()), fused_q.download(), pair_q.download());
-  expect_cpu_quantization(fused_q.download(), fused_q.view, fused_y, p.n, p.ncols, y_stride);
+  expect_fused_equals_pair({rmsnorm_quantize_op(problem(fused_yb), fused_q.view)}, {rmsnorm_op(problem(pair_yb))},
+                           fused_yb, pair_yb, y0, p.n, p.ncols, y_stride, fused_q, pair_q);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, RmsNormQuantizeTest,
@@ -130,16 +141,8 @@ TEST_P(GluQuantizeTest, WritesTheBitsOfGluThenQuantizeX) {
     EXPECT_THROW(glu_quantize_op(problem(fused_ob), fused_q.view), UsageError);
     return;
   }
-  std::vector<Op> ops = {glu_quantize_op(problem(fused_ob), fused_q.view), glu_op(problem(pair_ob))};
-  const ProjectionProblem quantize{WeightFormat::Q8_0, {}, TensorView::whole(pair_ob), {}, 1, p.n, p.ncols,
-                                   out_stride, 1, false};
-  for (const Op& op : quantize_x_ops(quantize, pair_q.view, pair_q.limits)) ops.push_back(op);
-  run_ops(ops, BarrierPolicy::Ledger);
-
-  const auto fused_out = download_floats(fused_ob, out0.size());
-  expect_padding_kept(fused_out, out0, p.n, out_stride, "out");
-  expect_same_as_the_pair(fused_out, download_floats(pair_ob, out0.size()), fused_q.download(), pair_q.download());
-  expect_cpu_quantization(fused_q.download(), fused_q.view, fused_out, p.n, p.ncols, out_stride);
+  expect_fused_equals_pair({glu_quantize_op(problem(fused_ob), fused_q.view)}, {glu_op(problem(pair_ob))}, fused_ob,
+                           pair_ob, out0, p.n, p.ncols, out_stride, fused_q, pair_q);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, GluQuantizeTest,
@@ -203,19 +206,11 @@ TEST_P(AttentionQuantizeTest, WritesTheBitsOfAttentionThenQuantizeX) {
   }
   const std::vector<Op> fused =
       attention_decode_quantize_ops(problem(fused_ob, fused_scratch), fused_q.view, fused_q.limits, tuning);
-  std::vector<Op> ops = fused;
   const std::vector<Op> pair = attention_decode_ops(problem(pair_ob, pair_scratch), pair_q.limits, tuning);
   ASSERT_EQ(fused.size(), pair.size());
   EXPECT_EQ(pair.size() > 1, c.split != 0) << "the case's split decides whether attn_merge runs";
   EXPECT_EQ(std::string(fused.back().kernel->name), pair.size() > 1 ? "attn_merge_quantize" : "attn_decode_quantize");
-  ops.insert(ops.end(), pair.begin(), pair.end());
-  const ProjectionProblem quantize{WeightFormat::Q8_0, {}, TensorView::whole(pair_ob), {}, 1, width, 1, width, 1, false};
-  for (const Op& op : quantize_x_ops(quantize, pair_q.view, pair_q.limits)) ops.push_back(op);
-  run_ops(ops, BarrierPolicy::Ledger);
-
-  const auto fused_o = download_floats(fused_ob, width);
-  expect_same_as_the_pair(fused_o, download_floats(pair_ob, width), fused_q.download(), pair_q.download());
-  expect_cpu_quantization(fused_q.download(), fused_q.view, fused_o, width, 1, width);
+  expect_fused_equals_pair(fused, pair, fused_ob, pair_ob, o0, width, 1, width, fused_q, pair_q);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, AttentionQuantizeTest,
