@@ -38,7 +38,6 @@ struct Columns2D {
   uint32_t stride = 0;
 };
 
-
 class Activations {
  public:
   Activations(Device& device, const ModelConfig& config, const ActivationSizes& sizes);

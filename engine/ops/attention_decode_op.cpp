@@ -17,7 +17,6 @@ void require_bytes(const TensorView& view, uint64_t bytes, const char* name) {
   }
 }
 
-
 uint64_t partial_floats(uint32_t n_splits, uint32_t n_heads, uint32_t head_dim) {
   return uint64_t(n_splits) * n_heads * (head_dim + 2);
 }

@@ -6,9 +6,10 @@
 //
 // Work is cut into chunks of weight quants (16 bytes, or 32 for Q4_K: the format file says),
 // and consecutive threads take consecutive chunks of a row, so a subgroup's loads stay within
-// few cache lines (the float DMMV's per-thread strides cost L1 wavefronts). Each thread loads UNROLL chunks of each of the ROWS
-// rows before it computes any, to keep enough bytes in flight per thread to cover DRAM
-// latency; the activations of a chunk are loaded once per column and serve all ROWS rows.
+// few cache lines (the float DMMV's per-thread strides cost L1 wavefronts). Each thread loads
+// UNROLL chunks of each of the ROWS rows before it computes any, to keep enough bytes in
+// flight per thread to cover DRAM latency; the activations of a chunk are loaded once per
+// column and serve all ROWS rows.
 //
 // NUM_COLS is the exact column count (spec only: the engine's `shared` builds exist to measure
 // register pressure and are not repeated here).
