@@ -293,7 +293,7 @@ def markdown(r, details, models, invocation):
 USAGE = """
 ## phasebench-kernels
 
-`build/kernels/bench/phasebench-kernels [--device D] [--validate] [Google Benchmark flags]`
+`build/kernels/bench/phasebench-kernels [--device D] [--validate] [--cache cold|hot] [Google Benchmark flags]`
 runs one benchmark per kernel x format x variant x shape, named so that `--benchmark_filter`
 (a regular expression) picks any slice:
 
@@ -305,6 +305,7 @@ runs one benchmark per kernel x format x variant x shape, named so that `--bench
 | attention | `attn_decode/h32kv8d128/ctx:{512,4096,32768}`, `attn_prefill/h32kv8d128/tokens:512` |
 | element-wise | `rmsnorm/n:4096/cols:{1,512}`, `qk_norm_rope/h32kv8d128/cols:{1,512}`, `qk_norm_rope_kv/h32kv8d128/cols:{1,512}` (with the KV write), `glu/n:14336/cols:{1,512}`, `rmsnorm_quantize/n:4096/cols:{1,512}` and `glu_quantize/n:14336/cols:{1,512}` (also writing the int8 form; where the build has them), `argmax/vocab:151936/cols:1`, `argmax_two_pass/vocab:151936/cols:1` |
 | dispatch floor | `dispatch_floor/fill_zero:64` (one pipeline back to back), `dispatch_floor/fill_zero+add:64` (two alternating): what a dispatch behind a global barrier costs before any work |
+| sequences | `sequence/A+B` (two neighbours of the int8 decode stream, alternating) and `sequence/int8_decode_layer` (a dense layer's ten dispatches in the engine's order), built from the benchmarks above: set against the sum of their parts, what a dispatch costs after another kernel rather than after itself |
 
 Shapes are rows x cols = outputs x inputs of the 8B presets (4096x4096, 4096x14336, 14336x4096,
 the LM head 151936x4096). On the CPU device the same names carry small shapes (the context's
@@ -314,15 +315,17 @@ the LM head 151936x4096). On the CPU device the same names carry small shapes (t
 - **Time** is GPU time from timestamp queries (`UseManualTime`): each timed command buffer holds
   back-to-back invocations, one per rotation copy of the inputs (a global barrier after each
   dispatch, as the engine's default schedule), and the reported time is per invocation. The
-  copies total at least 512 MiB on a GPU so that no last-level cache holds the weights.
-  Weights, activations and KV cache are synthetic and non-zero, generated on the device.
+  copies total at least 512 MiB on a GPU so that no last-level cache holds the weights;
+  `--cache hot` reads one copy instead, so inputs that fit stay cache-resident (the context's
+  `rotation` says which). Weights, activations and KV cache are synthetic and non-zero,
+  generated on the device.
 - **Counters** come from each kernel's bytes and FLOPs model (kernels/bench/kernel_cost.h):
   `GB/s`, `GFLOP/s`, `bytes_per_second`, and `roofline` = achieved GB/s / the copy bandwidth
   measured at start (in the context, with device, driver and phasebench commit). `copies` is the
   rotation depth.
 - **Flags**: `--benchmark_filter`, `--benchmark_repetitions`, `--benchmark_min_time` (seconds),
   `--benchmark_format=json`, `--benchmark_out=F` and the rest work as in Google Benchmark;
-  `--device D` and `--validate` are phasebench's. Exit status 0, 1 when a benchmark failed (its
+  `--device D`, `--validate` and `--cache` are phasebench's. Exit status 0, 1 when a benchmark failed (its
   `error_message` says why), 2 for bad usage. The warning that the library "was built as DEBUG"
   is about Debian's libbenchmark, not the kernels, and does not affect GPU time.
 - **Comparing two builds**: the JSON is Google Benchmark's own, so its compare tool works on it.

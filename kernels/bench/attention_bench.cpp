@@ -14,7 +14,7 @@ namespace {
 // Rotation copies of one layer's K and V cache, filled with synthetic float16 values.
 std::vector<KvCacheView> kv_copies(BenchEnv& env, BenchCase& c, const AttentionShape& s) {
   const uint64_t halves = s.cache_bytes() / 2;
-  const uint32_t copies = rotation_copies(env.info(), 2 * s.cache_bytes());
+  const uint32_t copies = rotation_copies(env.info(), 2 * s.cache_bytes(), env.input_cache());
   std::vector<KvCacheView> views;
   for (uint32_t i = 0; i < copies; ++i) {
     const Buffer& k = keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F16, halves,

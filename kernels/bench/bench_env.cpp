@@ -21,7 +21,9 @@ std::string fixed(double value, int decimals) {
 
 BenchEnv::BenchEnv(const BenchFlags& flags)
     : context_(std::make_unique<Context>(ContextOptions{flags.device, flags.validate})),
-      validate_(flags.validate) {
+      weights_(flags.cache),
+      validate_(flags.validate),
+      cache_policy_(flags.cache) {
   cache_ = std::make_unique<PipelineCache>(device(), PipelineCache::default_directory());
   pipelines_ = std::make_unique<PipelineSet>(device(), cache_.get());
   shapes_ = is_cpu_device() ? cpu_shapes() : model_shapes();
@@ -57,7 +59,7 @@ void BenchEnv::add_benchmark_context() {
                               b.build_type + ", " + b.compiler + ", glslang " + b.glslang_version);
   benchmark::AddCustomContext("shapes", shapes_.name);
   benchmark::AddCustomContext("shapes_note", shapes_.description);
-  benchmark::AddCustomContext("rotation", rotation_policy(d));
+  benchmark::AddCustomContext("rotation", rotation_policy(d, cache_policy_));
   benchmark::AddCustomContext(
       "timing",
       "GPU time between two timestamp queries around a command buffer of back-to-back "

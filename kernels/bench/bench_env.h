@@ -29,6 +29,7 @@ class BenchEnv {
   const ShapeSet& shapes() const { return shapes_; }
   bool is_cpu_device() { return info().type == "cpu"; }
   bool validate() const { return validate_; }
+  InputCache input_cache() const { return cache_policy_; }
 
   // Device, driver, build and bandwidth into the benchmark context (the JSON's "context").
   void add_benchmark_context();
@@ -41,6 +42,7 @@ class BenchEnv {
   ShapeSet shapes_;
   WeightCache weights_;
   bool validate_ = false;
+  InputCache cache_policy_ = InputCache::Cold;
 };
 
 }  // namespace pb::bench

@@ -6,6 +6,17 @@
 #include "harness/errors.h"
 
 namespace pb::bench {
+namespace {
+
+InputCache parse_cache(std::string_view value) {
+  if (value == "cold") return InputCache::Cold;
+  if (value == "hot") return InputCache::Hot;
+  throw UsageError("--cache: expected cold (rotate the inputs through copies larger than the cache, the "
+                   "default) or hot (read one copy, cache-resident where it fits), got '" +
+                   std::string(value) + "'");
+}
+
+}  // namespace
 
 BenchFlags take_bench_flags(int& argc, char** argv) {
   BenchFlags flags;
@@ -20,6 +31,11 @@ BenchFlags take_bench_flags(int& argc, char** argv) {
     } else if (arg.starts_with("--device=")) {
       flags.device = std::string(arg.substr(9));
       if (flags.device.empty()) throw UsageError("--device= needs a value: a device index or name substring");
+    } else if (arg == "--cache") {
+      if (i + 1 >= argc) throw UsageError("--cache needs a value: cold or hot");
+      flags.cache = parse_cache(argv[++i]);
+    } else if (arg.starts_with("--cache=")) {
+      flags.cache = parse_cache(arg.substr(8));
     } else {
       argv[kept++] = argv[i];
     }
@@ -35,6 +51,9 @@ void print_bench_flags_help() {
       "  --device D     device index or name substring (default: a discrete GPU, then an\n"
       "                 integrated one, then the CPU device, which runs small shapes)\n"
       "  --validate     run under the Khronos validation layer (slow; for checking, not timing)\n"
+      "  --cache C      cold (default): inputs rotate through copies that together exceed the\n"
+      "                 last-level cache, as weights are read in decode; hot: one copy, read by\n"
+      "                 every invocation, so what fits stays cache-resident\n"
       "Google Benchmark's flags follow.\n\n");
 }
 

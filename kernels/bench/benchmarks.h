@@ -16,5 +16,7 @@ void register_dmmv_intdot_benchmarks(GpuBenchmarks& benchmarks);
 void register_matmul_benchmarks(GpuBenchmarks& benchmarks);
 void register_attention_benchmarks(GpuBenchmarks& benchmarks);
 void register_elementwise_benchmarks(GpuBenchmarks& benchmarks);
+// After the others: its sequences are made of their benchmarks.
+void register_sequence_benchmarks(GpuBenchmarks& benchmarks);
 
 }  // namespace pb::bench

@@ -27,7 +27,7 @@ namespace {
 std::vector<const Buffer*> float_copies(BenchEnv& env, BenchCase& c, uint64_t count, uint32_t tensor_id,
                                         const char* name) {
   std::vector<const Buffer*> copies;
-  const uint32_t n = rotation_copies(env.info(), 4 * count);
+  const uint32_t n = rotation_copies(env.info(), 4 * count, env.input_cache());
   for (uint32_t i = 0; i < n; ++i) {
     copies.push_back(&keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, count,
                                                tensor_id + 16 * i, name)));

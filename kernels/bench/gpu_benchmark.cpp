@@ -24,10 +24,16 @@ struct GpuBenchmarks::Active {
 };
 
 void GpuBenchmarks::add(const std::string& name, CaseBuilder build) {
+  builders_[name] = build;
   benchmark::RegisterBenchmark(name.c_str(),
                                [this, name, build](benchmark::State& state) { run(state, name, build); })
       ->UseManualTime()
       ->Unit(benchmark::kMicrosecond);
+}
+
+const CaseBuilder* GpuBenchmarks::builder(const std::string& name) const {
+  const auto it = builders_.find(name);
+  return it == builders_.end() ? nullptr : &it->second;
 }
 
 GpuBenchmarks::Active& GpuBenchmarks::activate(const std::string& name, const CaseBuilder& build) {

@@ -6,6 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,6 +44,8 @@ class GpuBenchmarks {
   // Registers `name` with Google Benchmark (manual time, microseconds). The case is built
   // when the benchmark first runs and kept while Google Benchmark repeats it.
   void add(const std::string& name, CaseBuilder build);
+  // The builder registered as `name`, or null: sequences (sequence_bench.cpp) compose them.
+  const CaseBuilder* builder(const std::string& name) const;
 
   BenchEnv& env() { return env_; }
   int failures() const { return failures_; }
@@ -55,6 +58,7 @@ class GpuBenchmarks {
   BenchEnv& env_;
   std::string active_name_;
   std::shared_ptr<Active> active_;
+  std::map<std::string, CaseBuilder> builders_;
   int failures_ = 0;
 };
 

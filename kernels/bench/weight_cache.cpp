@@ -14,7 +14,7 @@ std::shared_ptr<const WeightCopies> WeightCache::get(Device& device, PipelineSet
   w->format = format;
   w->rows = rows;
   w->cols = cols;
-  const uint32_t copies = rotation_copies(device.info(), tensor_bytes(format, rows, cols));
+  const uint32_t copies = rotation_copies(device.info(), tensor_bytes(format, rows, cols), cache_);
   const std::string name =
       "weights " + std::string(format_name(format)) + " " + std::to_string(rows) + "x" + std::to_string(cols);
   for (uint32_t i = 0; i < copies; ++i) {

@@ -8,6 +8,7 @@
 
 #include "engine/quant/weight_format.h"
 #include "harness/buffer.h"
+#include "kernels/bench/rotation.h"
 
 namespace pb {
 class Device;
@@ -25,6 +26,8 @@ struct WeightCopies {
 
 class WeightCache {
  public:
+  explicit WeightCache(InputCache cache) : cache_(cache) {}
+
   // The copies of a rows x cols tensor in `format` (rotation_copies of them), generated on
   // first use. Only the last tensor asked for is kept: the LM head's copies alone can take
   // gigabytes.
@@ -32,6 +35,7 @@ class WeightCache {
                                           uint32_t rows, uint32_t cols);
 
  private:
+  InputCache cache_;
   std::shared_ptr<const WeightCopies> last_;
 };
 

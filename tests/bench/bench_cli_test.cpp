@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -127,10 +129,61 @@ TEST(BenchCli, BenchmarksAreValidationClean) {
   EXPECT_NE(r.out.find("validation: on"), std::string::npos) << r.out;
 }
 
+// The default rotates every input through several copies; --cache hot reads one, and says so.
+TEST(BenchCli, CacheHotReadsOneCopyOfEachInput) {
+  const char* filter = "--benchmark_filter='^(dmmv/q8_0/spec/attn:[0-9x]+/num_cols:1|rmsnorm/n:[0-9]+/cols:1)/'";
+  for (const bool hot : {false, true}) {
+    const Result r = run(std::string(hot ? "--cache hot " : "") + filter +
+                             " --benchmark_min_time=0.01 --benchmark_format=json",
+                         "2>/dev/null");
+    ASSERT_EQ(r.status, 0) << r.out;
+    const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << r.out;
+    const std::string rotation = j.at("context").at("rotation");
+    EXPECT_EQ(rotation.find("--cache hot") != std::string::npos, hot) << rotation;
+    ASSERT_EQ(j.at("benchmarks").size(), 2u) << r.out;
+    for (const auto& b : j.at("benchmarks")) {
+      if (hot) {
+        EXPECT_EQ(b.at("copies").get<double>(), 1.0) << b;
+      } else {
+        EXPECT_GE(b.at("copies").get<double>(), 2.0) << b;
+      }
+    }
+  }
+}
+
+// A sequence is its parts run invocation by invocation: its bytes model is theirs together, and
+// its time per invocation is at least the longest part's (the parts run one after another).
+TEST(BenchCli, SequenceCarriesItsPartsCostAndTime) {
+  const Result r = run(
+      "--benchmark_filter='^(sequence/rmsnorm_quantize\\+glu_quantize|rmsnorm_quantize/n:[0-9]+/cols:1|"
+      "glu_quantize/n:[0-9]+/cols:1)/' --benchmark_min_time=0.01 --benchmark_format=json",
+      "2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  std::map<std::string, nlohmann::json> by_family;
+  for (const auto& b : j.at("benchmarks")) by_family[b.at("name").get<std::string>().substr(0, 8)] = b;
+  ASSERT_EQ(by_family.size(), 3u) << r.out;  // "rmsnorm_", "glu_quan", "sequence"
+  const auto bytes = [](const nlohmann::json& b) {
+    return b.at("GB/s").get<double>() * 1e3 * b.at("real_time").get<double>();
+  };
+  const nlohmann::json& seq = by_family.at("sequence");
+  const double parts = bytes(by_family.at("rmsnorm_")) + bytes(by_family.at("glu_quan"));
+  EXPECT_NEAR(bytes(seq), parts, 0.01 * parts) << seq;
+  EXPECT_GE(seq.at("real_time").get<double>(), std::max(by_family.at("rmsnorm_").at("real_time").get<double>(),
+                                                        by_family.at("glu_quan").at("real_time").get<double>()) *
+                                                   0.9)
+      << r.out;
+}
+
 TEST(BenchCli, BadUsageExitsWithStatus2) {
   Result r = run("--device");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("--device needs a value"), std::string::npos) << r.out;
+  r = run("--cache warm");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--cache: expected cold"), std::string::npos) << r.out;
   r = run("--no-such-flag");
   EXPECT_EQ(r.status, 2) << r.out;
   r = run("--device 99 --benchmark_filter=none");
