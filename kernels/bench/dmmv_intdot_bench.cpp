@@ -6,6 +6,8 @@
 //       projection sharing the quantized input (q/k/v, gate/up) costs
 //   dmmv_intdot_tuning/<fmt>/<shape>/num_cols:N/threads:T/rows:R/unroll:U  the DMMV alone under
 //       each candidate workgroup shape, to choose default_dmmv_intdot_tuning per device
+//   dmmv_intdot/<fmt>/dmmv/ffn_gate_up:<2R>xC/num_cols:1  gate and up stacked (R x C each, the
+//       ffn_up shape), as decode projects them in one dispatch
 // Compare with dmmv/<fmt>/spec/<shape>/num_cols:N (dmmv_bench.cpp), which reads the same weights.
 #include "engine/ops/dmmv_intdot_op.h"
 #include "kernels/bench/benchmarks.h"
@@ -67,6 +69,11 @@ void register_dmmv_intdot_benchmarks(GpuBenchmarks& benchmarks) {
                                    "/rows:" + std::to_string(t.rows) + "/unroll:" + std::to_string(t.unroll);
           benchmarks.add(name, [=](BenchEnv& e) { return intdot_case(e, format, shape, ncols, false, t); });
         }
+      }
+      if (shape.role == "ffn_up") {
+        const ProjectionShape stack{"ffn_gate_up", 2 * shape.rows, shape.cols};
+        benchmarks.add("dmmv_intdot/" + fmt + "/dmmv/" + stack.name() + "/num_cols:1",
+                       [=](BenchEnv& e) { return intdot_case(e, format, stack, 1, false); });
       }
     }
   }

@@ -5,6 +5,8 @@
 //       attention norm, q, RoPE with the KV write, attention, o, the FFN norm, gate, up, the
 //       GLU, down (q and o as the attn shape, gate and up as ffn_up; each dispatch reads
 //       synthetic inputs of its own, not its predecessor's output)
+//   sequence/int8_decode_layer_stacked  the same with gate and up as one stacked dispatch, as the
+//       engine projects them
 // Registered where every part is (the integer-dot forms need the device and build to have
 // integer dot products). Compare a sequence's time with the sum of its parts' medians.
 #include <string>
@@ -57,6 +59,10 @@ void register_sequence_benchmarks(GpuBenchmarks& benchmarks) {
   add_sequence(benchmarks, "int8_decode_layer",
                {norm, dmmv("attn"), rope, attention, dmmv("attn"), norm, dmmv("ffn_up"), dmmv("ffn_up"), glu,
                 dmmv("ffn_down")});
+  const std::string stack = "ffn_gate_up:" + std::to_string(2 * s.ffn) + "x" + std::to_string(s.hidden);
+  add_sequence(benchmarks, "int8_decode_layer_stacked",
+               {norm, dmmv("attn"), rope, attention, dmmv("attn"), norm,
+                "dmmv_intdot/q4_k/dmmv/" + stack + "/num_cols:1", glu, dmmv("ffn_down")});
 }
 
 }  // namespace pb::bench
