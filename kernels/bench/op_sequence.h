@@ -13,8 +13,9 @@ namespace pb::bench {
 
 // The parts' ops interleaved invocation by invocation, over as many invocations as the part
 // with the most rotation copies has; each part cycles through its own copies, starting part p
-// at copy p * copies / parts so that two parts reading the same tensors never read the same
-// copy in the same invocation. Cost and resources are the parts' together. Throws
+// at copy p * copies / parts, so that two parts reading the same tensors read different copies
+// in the same invocation wherever there are at least as many copies as parts (on a GPU; the CPU
+// device's 2 copies may coincide). Cost and resources are the parts' together. Throws
 // std::logic_error for a part whose ops do not divide evenly into its invocations.
 BenchCase interleave_cases(std::vector<BenchCase> parts);
 
