@@ -26,27 +26,32 @@ uint32_t piece_cols(uint32_t left) {
 
 }  // namespace
 
-const char* dmmv_intdot_kernel_name(WeightFormat format) {
+const char* dmmv_intdot_kernel_name(WeightFormat format, uint32_t chunk) {
   switch (format) {
     case WeightFormat::Q8_0: return "dmmv_intdot_q8_0";
-    case WeightFormat::Q4_K: return "dmmv_intdot_q4_k";
+    case WeightFormat::Q4_K: return chunk == 16 ? "dmmv_intdot_q4_k16" : "dmmv_intdot_q4_k";
     case WeightFormat::Q6_K: return "dmmv_intdot_q6_k";
     default: return nullptr;
   }
 }
 
-// From the dmmv_intdot_tuning sweep on an NVIDIA H200 (docs/PERFORMANCE.md: the fastest shape
-// summed over ffn_up 14336x4096 and ffn_down 4096x14336, median of 3). One column wants enough
-// threads per row to keep loads in flight; eight columns want fewer threads per row, since each
-// thread already has eight accumulators per row to feed. Q4_K's 32-byte chunks make a row of
-// 4096 only 64 chunks: a warp per row with four rows and two chunks each keeps every thread
-// loading, where 64 threads would give each thread one chunk and a reduction to wait on.
-DmmvIntdotTuning default_dmmv_intdot_tuning(WeightFormat format, uint32_t ncols, uint32_t cols) {
-  const bool one = ncols <= 1;
+// From the dmmv_intdot_tuning sweep on an NVIDIA H200 (docs/GPU_FIGURES.md: the fastest shape
+// summed over ffn_up 14336x4096 and ffn_down 4096x14336, one run each) per column count, in
+// the order of kIntdotNumCols (1, 2, 4, 8, 16). Q4_K takes 16-weight chunks from four columns
+// up: their activation loads are contiguous across a warp, which pays once several columns
+// share each weight load, while one column wants the 64-weight chunks' single scale decode
+// per 64 weights.
+DmmvIntdotTuning default_dmmv_intdot_tuning(WeightFormat format, uint32_t ncols) {
+  using T = DmmvIntdotTuning;
+  static constexpr T kQ8_0[] = {{128, 1, 2}, {32, 2, 2}, {32, 2, 2}, {32, 2, 2}, {32, 1, 1}};
+  static constexpr T kQ4_K[] = {{32, 2, 2, 64}, {64, 4, 1, 64}, {64, 2, 2, 16}, {64, 2, 1, 16}, {32, 4, 2, 16}};
+  static constexpr T kQ6_K[] = {{64, 2, 2}, {128, 4, 1}, {64, 2, 2}, {64, 4, 2}, {64, 4, 1}};
+  size_t i = 0;
+  while (i + 1 < std::size(kIntdotNumCols) && kIntdotNumCols[i] < ncols) ++i;
   switch (format) {
-    case WeightFormat::Q8_0: return one ? DmmvIntdotTuning{128, 1, 2} : DmmvIntdotTuning{32, 2, 2};
-    case WeightFormat::Q4_K: return one && cols > 4096 ? DmmvIntdotTuning{64, 4, 2} : DmmvIntdotTuning{32, 4, 2};
-    case WeightFormat::Q6_K: return one ? DmmvIntdotTuning{64, 2, 2} : DmmvIntdotTuning{64, 4, 2};
+    case WeightFormat::Q8_0: return kQ8_0[i];
+    case WeightFormat::Q4_K: return kQ4_K[i];
+    case WeightFormat::Q6_K: return kQ6_K[i];
     default: return {64, 2, 2};
   }
 }
@@ -79,11 +84,14 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
                             " was not compiled in (integer-dot kernels need glslang >= 14 with "
                             "GL_EXT_integer_dot_product; see the configure output)");
   // The kernel sizes its reduction for subgroups of at least 8.
-  const auto valid = [](const DmmvIntdotTuning& t) {
+  const auto valid = [&](const DmmvIntdotTuning& t) {
+    const bool chunk_ok = t.chunk == 0 || (p.format == WeightFormat::Q4_K && (t.chunk == 16 || t.chunk == 64));
     return (t.threads == 0 || (t.threads >= 8 && t.threads % 8 == 0 && t.threads <= 1024)) && t.rows <= 8 &&
-           t.unroll <= 4;
+           t.unroll <= 4 && chunk_ok;
   };
-  require(valid(requested), "tuning needs threads a multiple of 8 up to 1024, rows 1..8, unroll 1..4");
+  require(valid(requested),
+          "tuning needs threads a multiple of 8 up to 1024, rows 1..8, unroll 1..4, and chunk 0 (or, for Q4_K, "
+          "16 or 64)");
   require(p.rows > 0 && p.ncols > 0 && has_integer_dot_path(p.format, p.cols),
           std::string(format_name(p.format)) + " needs cols a positive multiple of " +
               std::to_string(integer_dot_cols_multiple(p.format)));
@@ -94,10 +102,14 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
   std::vector<Op> ops;
   for (uint32_t first = 0; first < p.ncols;) {
     const uint32_t count = piece_cols(p.ncols - first);
-    const DmmvIntdotTuning defaults = default_dmmv_intdot_tuning(p.format, count, p.cols);
+    const DmmvIntdotTuning defaults = default_dmmv_intdot_tuning(p.format, count);
     const DmmvIntdotTuning t{requested.threads ? requested.threads : defaults.threads,
                              requested.rows ? requested.rows : defaults.rows,
-                             requested.unroll ? requested.unroll : defaults.unroll};
+                             requested.unroll ? requested.unroll : defaults.unroll,
+                             requested.chunk ? requested.chunk : defaults.chunk};
+    const char* piece_name = dmmv_intdot_kernel_name(p.format, t.chunk);
+    const Kernel* piece_kernel = find_kernel(piece_name);
+    require(piece_kernel != nullptr, std::string("kernel ") + piece_name + " was not compiled in");
     const AlignedWindow xq = aligned_window(x.quants, uint64_t(first) * p.cols, uint64_t(first + count) * p.cols, limits);
     const AlignedWindow xs = aligned_window(x.scales, uint64_t(first) * p.cols / 4,
                                             uint64_t(first + count) * p.cols / 4, limits);  // 8 bytes per 32
@@ -108,7 +120,7 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
     for (uint32_t row0 = 0; row0 < p.rows; row0 += slice_rows) {
       const uint32_t rows = std::min(slice_rows, p.rows - row0);
       Op op;
-      op.kernel = k;
+      op.kernel = piece_kernel;
       op.spec.set(0, static_cast<int32_t>(count))
           .set(2, static_cast<int32_t>(t.threads))
           .set(3, static_cast<int32_t>(t.rows))

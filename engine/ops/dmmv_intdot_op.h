@@ -27,11 +27,12 @@ struct DmmvIntdotTuning {
   uint32_t threads = 0;  // workgroup size; 0 = the default
   uint32_t rows = 0;     // rows per workgroup; 0 = the default
   uint32_t unroll = 0;   // chunks per thread loaded before any is used; 0 = the default
+  uint32_t chunk = 0;    // weights per chunk, Q4_K only: 64 or 16 (dmmv_intdot_q4_k16); 0 = the default
 };
 
-// The workgroup shape a dispatch of `ncols` columns of `cols` inputs defaults to (see the
-// source for the measurement behind it).
-DmmvIntdotTuning default_dmmv_intdot_tuning(WeightFormat format, uint32_t ncols, uint32_t cols);
+// The workgroup shape (and for Q4_K the chunk) a dispatch of `ncols` columns defaults to (see
+// the source for the measurement behind it).
+DmmvIntdotTuning default_dmmv_intdot_tuning(WeightFormat format, uint32_t ncols);
 
 // Mirrors the push-constant block of kernels/include/dmmv_intdot_common.glsl.
 struct DmmvIntdotPush {
@@ -44,8 +45,9 @@ struct DmmvIntdotPush {
   uint32_t xs_offset;  // vec2s from the scales binding's start to column 0
 };
 
-// "dmmv_intdot_q4_k", ...; null for a format without an integer-dot kernel (F32, F16).
-const char* dmmv_intdot_kernel_name(WeightFormat format);
+// "dmmv_intdot_q4_k", ...; null for a format without an integer-dot kernel (F32, F16). Q4_K
+// has a second kernel, "dmmv_intdot_q4_k16", chosen by chunk = 16.
+const char* dmmv_intdot_kernel_name(WeightFormat format, uint32_t chunk = 0);
 
 // True when `format` has an integer-dot kernel, it and quantize_x were compiled in, and the
 // device has shaderIntegerDotProduct (enabled by the harness when present).

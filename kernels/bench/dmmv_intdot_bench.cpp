@@ -5,7 +5,8 @@
 //   dmmv_intdot/<fmt>/dmmv/<shape>/num_cols:N           the DMMV alone, what each further
 //       projection sharing the quantized input (q/k/v, gate/up) costs
 //   dmmv_intdot_tuning/<fmt>/<shape>/num_cols:N/threads:T/rows:R/unroll:U  the DMMV alone under
-//       each candidate workgroup shape, to choose default_dmmv_intdot_tuning per device
+//       each candidate workgroup shape, to choose default_dmmv_intdot_tuning per device; for
+//       Q4_K each also with /chunk:16, the kernel of 16-weight chunks (dmmv_intdot_q4_k16)
 //   dmmv_intdot/<fmt>/dmmv/ffn_gate_up:<2R>xC/num_cols:1  gate and up stacked (R x C each, the
 //       ffn_up shape), as decode projects them in one dispatch
 // Compare with dmmv/<fmt>/spec/<shape>/num_cols:N (dmmv_bench.cpp), which reads the same weights.
@@ -22,7 +23,7 @@ constexpr WeightFormat kFormats[] = {WeightFormat::Q8_0, WeightFormat::Q4_K, Wei
 // Candidate workgroup shapes: (threads, rows per workgroup, unroll).
 constexpr DmmvIntdotTuning kTunings[] = {{32, 1, 1},  {32, 2, 2},  {64, 1, 1},  {64, 1, 2},  {64, 2, 1},
                                          {64, 2, 2},  {64, 4, 1},  {64, 4, 2},  {128, 1, 2}, {128, 2, 2},
-                                         {128, 4, 1}, {256, 2, 2}, {64, 2, 4},  {32, 4, 2}};
+                                         {128, 4, 1}, {256, 2, 2}, {64, 2, 4},  {32, 4, 2}, {64, 8, 1}};
 
 BenchCase intdot_case(BenchEnv& env, WeightFormat format, const ProjectionShape& shape, uint32_t ncols,
                       bool with_quantize, DmmvIntdotTuning tuning = {}) {
@@ -62,12 +63,17 @@ void register_dmmv_intdot_benchmarks(GpuBenchmarks& benchmarks) {
           benchmarks.add(name, [=](BenchEnv& e) { return intdot_case(e, format, shape, ncols, with_quantize); });
         }
       }
-      for (const uint32_t ncols : {1u, 8u}) {
+      for (const uint32_t ncols : kIntdotNumCols) {
         for (const DmmvIntdotTuning t : kTunings) {
           const std::string name = "dmmv_intdot_tuning/" + fmt + "/" + shape.name() + "/num_cols:" +
                                    std::to_string(ncols) + "/threads:" + std::to_string(t.threads) +
                                    "/rows:" + std::to_string(t.rows) + "/unroll:" + std::to_string(t.unroll);
           benchmarks.add(name, [=](BenchEnv& e) { return intdot_case(e, format, shape, ncols, false, t); });
+          if (format == WeightFormat::Q4_K) {
+            DmmvIntdotTuning t16 = t;
+            t16.chunk = 16;
+            benchmarks.add(name + "/chunk:16", [=](BenchEnv& e) { return intdot_case(e, format, shape, ncols, false, t16); });
+          }
         }
       }
       if (shape.role == "ffn_up") {

@@ -7,6 +7,7 @@
 // GL_KHR_shader_subgroup_basic and _arithmetic.
 #ifndef PB_ROW_ACCUMULATORS_GLSL
 #define PB_ROW_ACCUMULATORS_GLSL
+#extension GL_EXT_control_flow_attributes : require
 
 float acc[ROWS * NUM_COLS];
 
@@ -15,8 +16,11 @@ float acc[ROWS * NUM_COLS];
 shared float partial[(gl_WorkGroupSize.x / 8) * ROWS * NUM_COLS];
 
 // Every invocation calls this (it has a barrier): each subgroup's sums of acc go to partial.
+// Unrolled, so that acc[] is indexed by constants and can live in registers (a rolled loop
+// indexes it at run time); the float DMMV's 8 columns of F16 took 135 instead of 185 us on an
+// H200 (ffn_down 4096x14336), and the other spec DMMVs measured within 3% of before.
 void publish_partials() {
-  for (int i = 0; i < ROWS * NUM_COLS; ++i) {
+  [[unroll]] for (int i = 0; i < ROWS * NUM_COLS; ++i) {
     const float sum = subgroupAdd(acc[i]);
     if (subgroupElect()) partial[gl_SubgroupID * (ROWS * NUM_COLS) + i] = sum;
   }

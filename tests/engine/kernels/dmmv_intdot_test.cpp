@@ -56,7 +56,8 @@ struct IntdotCase {
 void PrintTo(const IntdotCase& c, std::ostream* os) {
   *os << format_name(c.format) << " " << c.rows << "x" << c.cols << " ncols=" << c.ncols
       << (c.accumulate ? " accumulate" : "") << " threads=" << c.tuning.threads << " rows=" << c.tuning.rows
-      << " unroll=" << c.tuning.unroll << (c.max_range ? " sliced" : "");
+      << " unroll=" << c.tuning.unroll << (c.tuning.chunk ? " chunk=" + std::to_string(c.tuning.chunk) : "")
+      << (c.max_range ? " sliced" : "");
 }
 
 // What the GPU computed: y, and the quantized activations as bytes.
@@ -180,6 +181,14 @@ std::vector<IntdotCase> cases() {
     list.push_back({f, 37, 512, 2, false, {}, row_bytes(f, 512) * 10});  // weights split by rows
   }
   list.push_back({WeightFormat::Q8_0, 21, 192, 2, false, {}});  // Q8_0 needs only 64 | cols
+  // Q4_K in chunks of 16 weights (dmmv_intdot_q4_k16): every column count, the tail loop, rows
+  // split into slices.
+  for (uint32_t n : {1u, 2u, 8u}) {
+    for (bool accumulate : {false, true}) list.push_back({WeightFormat::Q4_K, 37, 512, n, accumulate, {0, 0, 0, 16}});
+  }
+  list.push_back({WeightFormat::Q4_K, 37, 1280, 3, false, {16, 3, 2, 16}});
+  list.push_back({WeightFormat::Q4_K, 21, 768, 16, true, {64, 4, 4, 16}});
+  list.push_back({WeightFormat::Q4_K, 37, 512, 4, false, {0, 0, 0, 16}, row_bytes(WeightFormat::Q4_K, 512) * 10});
   return list;
 }
 
@@ -293,6 +302,21 @@ TEST(DmmvIntdotOps, RefusesWhatTheKernelsCannotRun) {
                                    quantized_x_in(TensorView::whole(any), 512, 2, limits), limits);
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_EQ(ops[0].spec.values[0], 2);
+  // Chunks of 16 or 64 weights exist for Q4_K alone.
+  DmmvIntdotTuning chunked;
+  chunked.chunk = 16;
+  EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q8_0, 512), qx, limits, chunked), UsageError);
+  chunked.chunk = 32;
+  EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q4_K, 512), qx, limits, chunked), UsageError);
+  // Q4_K's default: 64-weight chunks for one column, 16-weight chunks from four columns up.
+  const QuantizedX qx4 = quantized_x_in(TensorView::whole(any), 512, 4, limits);
+  for (const auto& [ncols, kernel_name] : {std::pair{1u, "dmmv_intdot_q4_k"}, std::pair{4u, "dmmv_intdot_q4_k16"}}) {
+    ProjectionProblem p = problem(WeightFormat::Q4_K, 512);
+    p.ncols = ncols;
+    const auto chosen = dmmv_intdot_ops(p, qx4, limits);
+    ASSERT_EQ(chosen.size(), 1u);
+    EXPECT_EQ(chosen[0].kernel, find_kernel(kernel_name)) << ncols << " columns";
+  }
 }
 
 }  // namespace

@@ -1,0 +1,59 @@
+// Q4_K for the integer-dot DMMV (dmmv_intdot_body.glsl) in chunks of 16 weights: the layout for
+// several columns. A chunk is one nibble half of one nibble uvec4 (the block layout is in
+// dmmv_intdot_q4_k.glsl), and chunk q of a row holds weights 16q .. 16q + 15, so consecutive
+// threads read consecutive uvec4s of activation quants: one warp load covers 512 contiguous
+// bytes. The 64-weight chunks of dmmv_intdot_q4_k.glsl put 64 bytes between neighbouring
+// threads' activations, so each of their four activation loads touches four times the cache
+// lines, once per column: at eight columns those loads, not the weights, bound the kernel.
+// Here each sub-block is split between two threads, which both decode its scale; the one
+// holding its first 16 weights also subtracts its min:
+//   sum w x = d sc dx sum(q qx) - dmin m (dx sum qx)
+// with the block sum dx sum qx of all 32 activations (quantize_x stores it).
+#define CHUNKS_PER_ROW(cols) ((cols) / 16)
+
+layout(binding = 0) readonly buffer W { uvec4 w[]; };  // 9 uvec4 per block
+
+struct WeightChunk {
+  uvec4 q;      // 16 nibbles masked into bytes
+  vec2 scales;  // d sc, and dmin m for the sub-block's first half (0 for its second)
+};
+
+struct XChunk {
+  uvec4 q;  // the 16 activation quants
+  vec2 s;   // (d, d sum q) of their block of 32
+};
+
+uint q4k16_byte(uint word, uint i) { return (word >> (8u * i)) & 0xffu; }
+
+WeightChunk load_weights(uint row, uint chunk) {
+  const uint base = (row * (pc.cols / 256u) + (chunk >> 4)) * 9u;
+  const uint s = chunk & 3u;          // which 16 of the pair of sub-blocks 2j, 2j + 1
+  const uint j = (chunk >> 2) & 3u;
+  const uint high = s >> 1;           // high nibbles: sub-block 2j + 1
+  const uint sub = 2u * j + high;     // sub-block, 0..7
+  const uvec4 header = w[base];
+  const uvec4 packed = w[base + 1u + 2u * j + (s & 1u)];
+  WeightChunk c;
+  c.q = (packed >> (4u * high)) & uvec4(0x0f0f0f0fu);
+  // ggml's get_scale_min_k4 for sub-block `sub`, without a branch: neighbouring threads hold
+  // different sub-blocks.
+  const uint i = sub & 3u;
+  const uint by = q4k16_byte(header.y, i), bz = q4k16_byte(header.z, i), bw = q4k16_byte(header.w, i);
+  const bool upper = sub >= 4u;
+  const uint sc = upper ? (bw & 0xfu) | ((by >> 6) << 4) : by & 63u;
+  const uint m = upper ? (bw >> 4) | ((bz >> 6) << 4) : bz & 63u;
+  const vec2 dm = unpackHalf2x16(header.x);
+  c.scales = vec2(dm.x * float(sc), (s & 1u) == 0u ? dm.y * float(m) : 0.0);
+  return c;
+}
+
+XChunk load_x(uint c, uint chunk) {
+  XChunk x;
+  x.q = x_quants(c, chunk);
+  x.s = x_scales(c, chunk >> 1);
+  return x;
+}
+
+float chunk_dot(WeightChunk w, XChunk x) {
+  return x.s.x * (w.scales.x * float(dot16(w.q, x.q))) - w.scales.y * x.s.y;
+}
