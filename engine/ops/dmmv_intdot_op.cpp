@@ -36,16 +36,16 @@ const char* dmmv_intdot_kernel_name(WeightFormat format, uint32_t chunk) {
 }
 
 // From the dmmv_intdot_tuning sweep on an NVIDIA H200 (docs/GPU_FIGURES.md: the fastest shape
-// summed over ffn_up 14336x4096 and ffn_down 4096x14336, one run each) per column count, in
-// the order of kIntdotNumCols (1, 2, 4, 8, 16). Q4_K takes 16-weight chunks from four columns
-// up: their activation loads are contiguous across a warp, which pays once several columns
-// share each weight load, while one column wants the 64-weight chunks' single scale decode
-// per 64 weights.
+// summed over ffn_up 14336x4096 and ffn_down 4096x14336, one run each, or the previous default
+// where that was within 1% of it) per column count, in the order of kIntdotNumCols (1, 2, 4,
+// 8, 16). Q4_K takes 16-weight chunks from four columns up: their activation loads are
+// contiguous across a warp, which pays once several columns share each weight load, while
+// one column wants the 64-weight chunks' single scale decode per 64 weights.
 DmmvIntdotTuning default_dmmv_intdot_tuning(WeightFormat format, uint32_t ncols) {
   using T = DmmvIntdotTuning;
   static constexpr T kQ8_0[] = {{128, 1, 2}, {32, 2, 2}, {32, 2, 2}, {32, 2, 2}, {32, 1, 1}};
   static constexpr T kQ4_K[] = {{32, 2, 2, 64}, {64, 4, 1, 64}, {64, 2, 2, 16}, {64, 2, 1, 16}, {32, 4, 2, 16}};
-  static constexpr T kQ6_K[] = {{64, 2, 2}, {128, 4, 1}, {64, 2, 2}, {64, 4, 2}, {64, 4, 1}};
+  static constexpr T kQ6_K[] = {{64, 2, 2}, {128, 4, 1}, {64, 2, 4}, {64, 4, 2}, {64, 4, 1}};
   size_t i = 0;
   while (i + 1 < std::size(kIntdotNumCols) && kIntdotNumCols[i] < ncols) ++i;
   switch (format) {
