@@ -76,13 +76,9 @@ void require_dmmv_intdot(const DeviceInfo& info) {
 
 std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x, const BindingLimits& limits,
                                 const DmmvIntdotTuning& requested) {
-  const char* name = dmmv_intdot_kernel_name(p.format);
-  require(name != nullptr, std::string("no integer-dot kernel for ") + std::string(format_name(p.format)) +
-                               " weights (Q8_0, Q4_K and Q6_K have one)");
-  const Kernel* k = find_kernel(name);
-  require(k != nullptr, std::string("kernel ") + name +
-                            " was not compiled in (integer-dot kernels need glslang >= 14 with "
-                            "GL_EXT_integer_dot_product; see the configure output)");
+  require(dmmv_intdot_kernel_name(p.format) != nullptr, std::string("no integer-dot kernel for ") +
+                                                         std::string(format_name(p.format)) +
+                                                         " weights (Q8_0, Q4_K and Q6_K have one)");
   // The kernel sizes its reduction for subgroups of at least 8.
   const auto valid = [&](const DmmvIntdotTuning& t) {
     const bool chunk_ok = t.chunk == 0 || (p.format == WeightFormat::Q4_K && (t.chunk == 16 || t.chunk == 64));
@@ -107,9 +103,11 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
                              requested.rows ? requested.rows : defaults.rows,
                              requested.unroll ? requested.unroll : defaults.unroll,
                              requested.chunk ? requested.chunk : defaults.chunk};
-    const char* piece_name = dmmv_intdot_kernel_name(p.format, t.chunk);
-    const Kernel* piece_kernel = find_kernel(piece_name);
-    require(piece_kernel != nullptr, std::string("kernel ") + piece_name + " was not compiled in");
+    const char* name = dmmv_intdot_kernel_name(p.format, t.chunk);
+    const Kernel* k = find_kernel(name);
+    require(k != nullptr, std::string("kernel ") + name +
+                              " was not compiled in (integer-dot kernels need glslang >= 14 with "
+                              "GL_EXT_integer_dot_product; see the configure output)");
     const AlignedWindow xq = aligned_window(x.quants, uint64_t(first) * p.cols, uint64_t(first + count) * p.cols, limits);
     const AlignedWindow xs = aligned_window(x.scales, uint64_t(first) * p.cols / 4,
                                             uint64_t(first + count) * p.cols / 4, limits);  // 8 bytes per 32
@@ -120,7 +118,7 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
     for (uint32_t row0 = 0; row0 < p.rows; row0 += slice_rows) {
       const uint32_t rows = std::min(slice_rows, p.rows - row0);
       Op op;
-      op.kernel = piece_kernel;
+      op.kernel = k;
       op.spec.set(0, static_cast<int32_t>(count))
           .set(2, static_cast<int32_t>(t.threads))
           .set(3, static_cast<int32_t>(t.rows))

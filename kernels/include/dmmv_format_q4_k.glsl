@@ -15,19 +15,7 @@
 
 layout(binding = 0) readonly buffer W { uvec4 w[]; };  // 9 uvec4 per block
 
-uint q4k_byte(uint word, uint i) { return (word >> (8u * i)) & 0xffu; }
-
-// Scale and min of sub-block `is` (ggml's get_scale_min_k4) from the header words; shifts
-// only, so no dynamic vector indexing (which compilers may put in local memory).
-vec2 q4k_scale_min(uint is, uvec4 header) {
-  if (is < 4u) {
-    return vec2(float(q4k_byte(header.y, is) & 63u), float(q4k_byte(header.z, is) & 63u));
-  }
-  const uint i = is - 4u;
-  const uint packed = q4k_byte(header.w, i);
-  return vec2(float((packed & 0xfu) | ((q4k_byte(header.y, i) >> 6) << 4)),
-              float((packed >> 4) | ((q4k_byte(header.z, i) >> 6) << 4)));
-}
+#include "q4_k_scale_min.glsl"
 
 vec4 q4k_nibbles(uint word, uint shift) {
   return vec4((word >> shift) & 0xfu, (word >> (shift + 8u)) & 0xfu, (word >> (shift + 16u)) & 0xfu,

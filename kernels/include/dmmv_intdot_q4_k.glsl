@@ -21,17 +21,7 @@ struct XChunk {
   vec2 slo, shi;             // (d, d sum q) of their blocks of 32
 };
 
-uint q4k_byte(uint word, uint i) { return (word >> (8u * i)) & 0xffu; }
-
-// Scale and min of sub-block `is` (ggml's get_scale_min_k4), by shifts only (dynamic vector
-// indexing may go to local memory).
-vec2 q4k_scale_min(uint is, uvec4 header) {
-  if (is < 4u) return vec2(float(q4k_byte(header.y, is) & 63u), float(q4k_byte(header.z, is) & 63u));
-  const uint i = is - 4u;
-  const uint packed = q4k_byte(header.w, i);
-  return vec2(float((packed & 0xfu) | ((q4k_byte(header.y, i) >> 6) << 4)),
-              float((packed >> 4) | ((q4k_byte(header.z, i) >> 6) << 4)));
-}
+#include "q4_k_scale_min.glsl"
 
 WeightChunk load_weights(uint row, uint chunk) {
   const uint base = (row * (pc.cols / 256u) + (chunk >> 2)) * 9u;

@@ -23,7 +23,7 @@ struct XChunk {
   vec2 s;   // (d, d sum q) of their block of 32
 };
 
-uint q4k16_byte(uint word, uint i) { return (word >> (8u * i)) & 0xffu; }
+#include "q4_k_scale_min.glsl"
 
 WeightChunk load_weights(uint row, uint chunk) {
   const uint base = (row * (pc.cols / 256u) + (chunk >> 4)) * 9u;
@@ -35,15 +35,8 @@ WeightChunk load_weights(uint row, uint chunk) {
   const uvec4 packed = w[base + 1u + 2u * j + (s & 1u)];
   WeightChunk c;
   c.q = (packed >> (4u * high)) & uvec4(0x0f0f0f0fu);
-  // ggml's get_scale_min_k4 for sub-block `sub`, without a branch: neighbouring threads hold
-  // different sub-blocks.
-  const uint i = sub & 3u;
-  const uint by = q4k16_byte(header.y, i), bz = q4k16_byte(header.z, i), bw = q4k16_byte(header.w, i);
-  const bool upper = sub >= 4u;
-  const uint sc = upper ? (bw & 0xfu) | ((by >> 6) << 4) : by & 63u;
-  const uint m = upper ? (bw >> 4) | ((bz >> 6) << 4) : bz & 63u;
-  const vec2 dm = unpackHalf2x16(header.x);
-  c.scales = vec2(dm.x * float(sc), (s & 1u) == 0u ? dm.y * float(m) : 0.0);
+  const vec2 sm = q4k_scale_min(sub, header) * unpackHalf2x16(header.x);  // (d sc, dmin m)
+  c.scales = vec2(sm.x, (s & 1u) == 0u ? sm.y : 0.0);
   return c;
 }
 
