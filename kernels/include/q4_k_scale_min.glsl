@@ -9,8 +9,10 @@ uint q4k_byte(uint word, uint i) { return (word >> (8u * i)) & 0xffu; }
 // Scale and min of sub-block `is` (0..7; ggml's get_scale_min_k4), by shifts only (dynamic
 // vector indexing may go to local memory) and by selects, not a branch: neighbouring threads
 // of the integer-dot kernels hold different sub-blocks, and as a branch the 16-weight kernel's
-// 4 columns took 27.0 instead of 23.8 us (ffn_down 4096x14336, H200); the other Q4_K DMMVs
-// measured the same either way, within 2% (the float one column 4% faster with selects).
+// 4 columns took 27.0 instead of 23.8 us (ffn_down 4096x14336, H200). The integer-dot DMMVs
+// at other widths measured the same either way; the float one moved both ways (one column:
+// ffn_down 36.5 -> 35.2 us, ffn_up 38.7 -> 40.7) and float decode got faster (llama3-8b
+// Q4_K 161 -> 171 tok/s, docs/GPU_FIGURES.md).
 vec2 q4k_scale_min(uint is, uvec4 header) {
   const uint i = is & 3u;
   const uint by = q4k_byte(header.y, i), bz = q4k_byte(header.z, i), bw = q4k_byte(header.w, i);
