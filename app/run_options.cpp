@@ -42,7 +42,7 @@ void RunOptions::add_to(CLI::App& command) {
   command.add_flag("--skip-dead-work", skip_dead_work,
                    "Skip work whose results are never read for non-terminal prompt tokens");
   command.add_flag("--no-coopmat", no_coopmat,
-                   "Matmul prefill without cooperative matrix even where the device has it");
+                   "Matmul prefill and the int8 DMMV of 16+ columns without cooperative matrix even where the device has it");
   command.add_option("--warmup", rule.warmup, "Warm-up repetitions (discarded)");
   command.add_option("--min", rule.min, "Minimum measured repetitions");
   command.add_option("--max", rule.max, "Maximum measured repetitions");

@@ -2,18 +2,18 @@
 # shader becomes a generated header holding a uint32_t array, and one generated source lists
 # them all for the kernel registry. No .spv file is ever committed.
 #
-# phasebench_add_shaders(SOURCES <a.comp> ... [REQUIRES COOPMAT|INTDOT])
-# A shader whose requirement the compiler lacks is not compiled and not listed, so the
-# registry reports it absent instead of half-building it.
+# phasebench_add_shaders(SOURCES <a.comp> ... [REQUIRES COOPMAT INTDOT ...])
+# A shader whose requirements the compiler lacks (any of them) is not compiled and not listed,
+# so the registry reports it absent instead of half-building it.
 set_property(GLOBAL PROPERTY PHASEBENCH_SHADER_NAMES "")
 set_property(GLOBAL PROPERTY PHASEBENCH_SHADER_HEADERS "")
 
 function(phasebench_add_shaders)
-  cmake_parse_arguments(ARG "" "REQUIRES" "SOURCES" ${ARGN})
-  if(ARG_REQUIRES STREQUAL "COOPMAT" AND NOT PHASEBENCH_HAS_COOPMAT)
+  cmake_parse_arguments(ARG "" "" "REQUIRES;SOURCES" ${ARGN})
+  if("COOPMAT" IN_LIST ARG_REQUIRES AND NOT PHASEBENCH_HAS_COOPMAT)
     return()
   endif()
-  if(ARG_REQUIRES STREQUAL "INTDOT" AND NOT PHASEBENCH_HAS_INTDOT)
+  if("INTDOT" IN_LIST ARG_REQUIRES AND NOT PHASEBENCH_HAS_INTDOT)
     return()
   endif()
   set(_out_dir ${PROJECT_BINARY_DIR}/generated/spirv)

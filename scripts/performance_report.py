@@ -145,6 +145,9 @@ def intdot_figures(r):
                          "no other projection shares)", lambda x: True)
             ratio_figure(r, f"DMMV {fmt} int8 inputs {role} {shape}: time NUM_COLS=8 / NUM_COLS=1",
                          r.benchmark(base % ("dmmv", 8)), one, "≤ 1.6×", lambda x: x <= 1.6)
+            ratio_figure(r, f"DMMV {fmt} int8 inputs {role} {shape}: time NUM_COLS=16 / NUM_COLS=1 (on the "
+                         "matrix units where the device has them)", r.benchmark(base % ("dmmv", 16)), one,
+                         "(16 columns' cost in single columns)", lambda x: True)
             ratio_figure(r, f"DMMV {fmt} {role} {shape}, NUM_COLS=1: time float inputs (spec) / int8 inputs",
                          r.benchmark(rf"dmmv/{fmt}/spec/{role}:[0-9x]+/num_cols:1"), one,
                          "(speed-up of the integer path)", lambda x: True)
@@ -300,7 +303,7 @@ runs one benchmark per kernel x format x variant x shape, named so that `--bench
 | family | names |
 |---|---|
 | DMMV | `dmmv/{f16,q8_0,q4_k,q6_k}/{spec,shared:32,shared:64}/{attn,ffn_down,ffn_up,lm_head}:RxC/num_cols:{1,2,4,...,64}` (shared:32 up to 32) |
-| DMMV, int8 inputs | `dmmv_intdot/{q8_0,q4_k,q6_k}/{dmmv,quantize_dmmv}/ROLE:RxC/num_cols:{1,2,4,8,16}` (`quantize_dmmv` includes the input's quantize_x), `dmmv_intdot/FMT/dmmv/ffn_gate_up:28672x4096/num_cols:1` (gate and up stacked, one dispatch), `dmmv_intdot_tuning/FMT/ROLE:RxC/num_cols:{1,2,4,8,16}/threads:T/rows:R/unroll:U` and, for Q4_K, the same with `/chunk:16` (16-weight chunks) (where the device and build have integer dot products) |
+| DMMV, int8 inputs | `dmmv_intdot/{q8_0,q4_k,q6_k}/{dmmv,quantize_dmmv}/ROLE:RxC/num_cols:{1,2,4,8,16}` (`quantize_dmmv` includes the input's quantize_x), `dmmv_intdot/FMT/dmmv/ffn_gate_up:28672x4096/num_cols:1` (gate and up stacked, one dispatch), `dmmv_intdot_tuning/FMT/ROLE:RxC/num_cols:{1,2,4,8,16}/threads:T/rows:R/unroll:U` and, for Q4_K, the same with `/chunk:16` (16-weight chunks) (where the device and build have integer dot products); `dmmv` is the engine's choice, `dot` the integer-dot kernel and `matrix` the cooperative-matrix one (`dmmv_coopmat_q8_0`, `dmmv_coopmat_q4_k`) at every width, `dmmv_coopmat_tuning/FMT/ROLE:RxC/num_cols:N/subgroups:S/rows:R/step:K` its shapes (where the device has 16x16x16 f16 cooperative matrices) |
 | matmul | `matmul/{f16,q8_0,q4_k,q6_k}/{scalar,coopmat}/ROLE:RxC/tokens:{128,512}` (coopmat where the device and build have it) |
 | attention | `attn_decode/h32kv8d128/ctx:{512,4096,32768}`, `attn_prefill/h32kv8d128/tokens:512` |
 | element-wise | `rmsnorm/n:4096/cols:{1,512}`, `qk_norm_rope/h32kv8d128/cols:{1,512}`, `qk_norm_rope_kv/h32kv8d128/cols:{1,512}` (with the KV write), `glu/n:14336/cols:{1,512}`, `rmsnorm_quantize/n:4096/cols:{1,512}` and `glu_quantize/n:14336/cols:{1,512}` (also writing the int8 form; where the build has them), `argmax/vocab:151936/cols:1`, `argmax_two_pass/vocab:151936/cols:1` |

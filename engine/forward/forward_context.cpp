@@ -37,7 +37,8 @@ void ForwardContext::project(Emitter& e, const char* label, const DeviceTensor& 
   if (matmul) {
     e(matmul_ops(p, limits, choose_matmul(device, w.spec.format, options.allow_coopmat)), label);
   } else if (projects_int8(w, chunk, cols)) {
-    e(dmmv_intdot_ops(p, quantized_input(e, p), limits), label);
+    e(dmmv_intdot_ops(p, quantized_input(e, p), limits, dmmv_intdot_choice(device, w.spec.format, options.allow_coopmat)),
+      label);
   } else {
     e(dmmv_ops(p, options.num_cols, limits), label);
   }

@@ -40,7 +40,7 @@ struct ForwardOptions {
   uint32_t chunk_cols = 32;     // prompt tokens per chunk (batched, matmul)
   bool skip_dead_work = false;  // skip the tail and the last layer's unread work for
                                 // non-terminal prompt tokens
-  bool allow_coopmat = true;    // matmul may use cooperative matrix where available
+  bool allow_coopmat = true;    // matmul and the int8 DMMV of several columns may use cooperative matrix where available
   DmmvActivations dmmv_activations = DmmvActivations::Float;  // the matmul prefill stays float
 
   // Columns one chunk can hold: the activation buffers are sized for it.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "engine/ops/matmul_op.h"
 #include "engine/ops/row_slices.h"
 #include "engine/quant/integer_dot.h"
 #include "harness/errors.h"
@@ -56,6 +57,69 @@ DmmvIntdotTuning default_dmmv_intdot_tuning(WeightFormat format, uint32_t ncols)
   }
 }
 
+const char* dmmv_coopmat_kernel_name(WeightFormat format) {
+  switch (format) {
+    case WeightFormat::Q8_0: return "dmmv_coopmat_q8_0";
+    case WeightFormat::Q4_K: return "dmmv_coopmat_q4_k";
+    default: return nullptr;
+  }
+}
+
+// From the dmmv_coopmat_tuning sweep on an NVIDIA H200 (docs/GPU_FIGURES.md): the fastest
+// shape summed over ffn_down 4096x14336 and ffn_up 14336x4096 at 16 columns, where the matrix
+// kernel beats the integer dot (Q4_K 89 against 135 us, Q8_0 110 against 129). At 8 columns
+// they tie for Q4_K and the integer dot wins for Q8_0, so pieces take it from 16 columns.
+DmmvCoopmatTuning default_dmmv_coopmat_tuning(WeightFormat format, uint32_t ncols) {
+  (void)ncols;  // one shape for every width so far
+  return format == WeightFormat::Q8_0 ? DmmvCoopmatTuning{16, 4, 16, 128} : DmmvCoopmatTuning{16, 8, 16, 64};
+}
+
+uint32_t dmmv_coopmat_shared_bytes(const DmmvCoopmatTuning& t) {
+  return t.subgroups * ((t.rows + 16) * (t.step + 8) * 2 + t.rows * 16 * 4);
+}
+
+namespace {
+
+// The requested shape with the defaults filled in, for pieces of `ncols` columns; a default
+// step that does not divide `cols` becomes 64.
+DmmvCoopmatTuning coopmat_shape(WeightFormat format, const DmmvCoopmatTuning& requested, uint32_t ncols,
+                                uint32_t cols = 256) {
+  const DmmvCoopmatTuning d = default_dmmv_coopmat_tuning(format, ncols);
+  const uint32_t step = requested.step ? requested.step : cols % d.step == 0 ? d.step : 64;
+  return {requested.from_cols, requested.subgroups ? requested.subgroups : d.subgroups,
+          requested.rows ? requested.rows : d.rows, step};
+}
+
+bool coopmat_shape_valid(const DmmvCoopmatTuning& t) {
+  return t.subgroups >= 1 && t.subgroups <= 16 && (t.rows == 16 || t.rows == 32) &&
+         (t.step == 64 || t.step == 128 || t.step == 256);
+}
+
+}  // namespace
+
+bool dmmv_coopmat_supported(const DeviceInfo& info, WeightFormat format, const DmmvCoopmatTuning& requested) {
+  const char* name = dmmv_coopmat_kernel_name(format);
+  if (name == nullptr || find_kernel(name) == nullptr || !dmmv_intdot_supported(info, format)) return false;
+  if (!has_coopmat_f16_16x16x16(info) || (info.subgroup_size != 32 && info.subgroup_size != 64)) return false;
+  for (const uint32_t ncols : kIntdotNumCols) {
+    const DmmvCoopmatTuning t = coopmat_shape(format, requested, ncols);
+    if (!coopmat_shape_valid(t) || (t.subgroups * 32) % info.subgroup_size != 0 ||
+        t.subgroups * 32 > info.max_workgroup_invocations ||
+        dmmv_coopmat_shared_bytes(t) > info.max_compute_shared_memory) {
+      return false;
+    }
+  }
+  return true;
+}
+
+DmmvIntdotTuning dmmv_intdot_choice(const DeviceInfo& info, WeightFormat format, bool allow_coopmat) {
+  DmmvIntdotTuning t;
+  if (allow_coopmat && dmmv_coopmat_supported(info, format)) {
+    t.matrix.from_cols = default_dmmv_coopmat_tuning(format, 16).from_cols;
+  }
+  return t;
+}
+
 bool dmmv_intdot_supported(const DeviceInfo& info, WeightFormat format) {
   const char* name = dmmv_intdot_kernel_name(format);
   return info.caps.integer_dot_product && name != nullptr && find_kernel(name) != nullptr &&
@@ -88,6 +152,15 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
   require(valid(requested),
           "tuning needs threads a multiple of 8 up to 1024, rows 1..8, unroll 1..4, and chunk 0 (or, for Q4_K, "
           "16 or 64)");
+  if (requested.matrix.from_cols != 0) {
+    require(dmmv_coopmat_kernel_name(p.format) != nullptr,
+            std::string("no cooperative-matrix kernel for ") + std::string(format_name(p.format)) +
+                " weights (Q8_0 and Q4_K have one)");
+    const DmmvCoopmatTuning shape = coopmat_shape(p.format, requested.matrix, 16, p.cols);
+    require(coopmat_shape_valid(shape) && p.cols % shape.step == 0,
+            "the matrix kernel's tuning needs 1..16 subgroups, 16 or 32 rows and a step of 64, 128 or 256 weights "
+            "that divides cols");
+  }
   require(p.rows > 0 && p.ncols > 0 && has_integer_dot_path(p.format, p.cols),
           std::string(format_name(p.format)) + " needs cols a positive multiple of " +
               std::to_string(integer_dot_cols_multiple(p.format)));
@@ -98,16 +171,19 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
   std::vector<Op> ops;
   for (uint32_t first = 0; first < p.ncols;) {
     const uint32_t count = piece_cols(p.ncols - first);
+    const bool matrix = requested.matrix.from_cols != 0 && count >= requested.matrix.from_cols;
     const DmmvIntdotTuning defaults = default_dmmv_intdot_tuning(p.format, count);
     const DmmvIntdotTuning t{requested.threads ? requested.threads : defaults.threads,
                              requested.rows ? requested.rows : defaults.rows,
                              requested.unroll ? requested.unroll : defaults.unroll,
                              requested.chunk ? requested.chunk : defaults.chunk};
-    const char* name = dmmv_intdot_kernel_name(p.format, t.chunk);
+    const DmmvCoopmatTuning m = coopmat_shape(p.format, requested.matrix, count, p.cols);
+    const char* name = matrix ? dmmv_coopmat_kernel_name(p.format) : dmmv_intdot_kernel_name(p.format, t.chunk);
     const Kernel* k = find_kernel(name);
     require(k != nullptr, std::string("kernel ") + name +
                               " was not compiled in (integer-dot kernels need glslang >= 14 with "
-                              "GL_EXT_integer_dot_product; see the configure output)");
+                              "GL_EXT_integer_dot_product, the matrix ones also GL_KHR_cooperative_matrix; see the "
+                              "configure output)");
     const AlignedWindow xq = aligned_window(x.quants, uint64_t(first) * p.cols, uint64_t(first + count) * p.cols, limits);
     const AlignedWindow xs = aligned_window(x.scales, uint64_t(first) * p.cols / 4,
                                             uint64_t(first + count) * p.cols / 4, limits);  // 8 bytes per 32
@@ -119,19 +195,28 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
       const uint32_t rows = std::min(slice_rows, p.rows - row0);
       Op op;
       op.kernel = k;
-      op.spec.set(0, static_cast<int32_t>(count))
-          .set(2, static_cast<int32_t>(t.threads))
-          .set(3, static_cast<int32_t>(t.rows))
-          .set(4, p.accumulate ? 1 : 0)
-          .set(5, static_cast<int32_t>(t.unroll));
+      if (matrix) {
+        op.spec.set(0, static_cast<int32_t>(count))
+            .set(1, static_cast<int32_t>(m.subgroups))
+            .set(2, static_cast<int32_t>(32 * m.subgroups))
+            .set(3, static_cast<int32_t>(m.rows))
+            .set(4, p.accumulate ? 1 : 0)
+            .set(5, static_cast<int32_t>(m.step));
+      } else {
+        op.spec.set(0, static_cast<int32_t>(count))
+            .set(2, static_cast<int32_t>(t.threads))
+            .set(3, static_cast<int32_t>(t.rows))
+            .set(4, p.accumulate ? 1 : 0)
+            .set(5, static_cast<int32_t>(t.unroll));
+      }
       op.bindings = {p.weights.slice(row0 * rb, rows * rb).read(), xq.view.read(), xs.view.read(),
                      p.accumulate ? y.view.read_write() : y.view.write()};
       op.push = PushConstants::of(
           DmmvIntdotPush{rows, p.cols, p.y_stride, row0, y.first_float, xq.first_float / 4, xs.first_float / 2});
-      const uint32_t groups = ceil_div(rows, t.rows);
+      const uint32_t groups = ceil_div(rows, matrix ? m.rows : t.rows);
       const uint32_t gx = std::min<uint32_t>(groups, 65535);
       op.groups = {gx, ceil_div(groups, gx), 1};
-      op.label = "dmmv_intdot";
+      op.label = matrix ? "dmmv_coopmat" : "dmmv_intdot";
       ops.push_back(op);
     }
     first += count;

@@ -23,16 +23,48 @@ namespace pb {
 // into these, largest first.
 inline constexpr uint32_t kIntdotNumCols[] = {1, 2, 4, 8, 16};
 
+// The cooperative-matrix kernel over the same inputs (kernels/coopmat_intdot/dmmv_coopmat_*.comp,
+// Q8_0 and Q4_K): f16 matrix products of a dequantized weight tile, for several columns.
+struct DmmvCoopmatTuning {
+  uint32_t from_cols = 0;  // pieces of at least this many columns take it; 0 = none do
+  uint32_t subgroups = 0;  // subgroups of 32 per workgroup, splitting K; 0 = the default
+  uint32_t rows = 0;       // rows per workgroup, 16 or 32; 0 = the default
+  uint32_t step = 0;       // weights of a row per K step, 64, 128 or 256 (dividing cols); 0 = the default
+};
+
 struct DmmvIntdotTuning {
   uint32_t threads = 0;  // workgroup size; 0 = the default
   uint32_t rows = 0;     // rows per workgroup; 0 = the default
   uint32_t unroll = 0;   // chunks per thread loaded before any is used; 0 = the default
   uint32_t chunk = 0;    // weights per chunk, Q4_K only: 64 or 16 (dmmv_intdot_q4_k16); 0 = the default
+  DmmvCoopmatTuning matrix;  // which pieces run on the matrix units instead, and their shape
 };
 
 // The workgroup shape (and for Q4_K the chunk) a dispatch of `ncols` columns defaults to (see
 // the source for the measurement behind it).
 DmmvIntdotTuning default_dmmv_intdot_tuning(WeightFormat format, uint32_t ncols);
+
+// The cooperative-matrix kernel's default shape for `ncols` columns of `format`, and in
+// from_cols the narrowest piece the engine gives it (see the source for the measurement).
+DmmvCoopmatTuning default_dmmv_coopmat_tuning(WeightFormat format, uint32_t ncols);
+
+// "dmmv_coopmat_q4_k", "dmmv_coopmat_q8_0"; null for other formats.
+const char* dmmv_coopmat_kernel_name(WeightFormat format);
+
+// Shared memory of the cooperative-matrix kernel in shape `t` (no zeros): per subgroup a
+// rows x (step + 8) and a 16 x (step + 8) f16 tile and its rows x 16 float partial sums.
+uint32_t dmmv_coopmat_shared_bytes(const DmmvCoopmatTuning& t);
+
+// True when the cooperative-matrix kernel for `format` was compiled in and runs here: the
+// integer-dot path is supported, the device multiplies 16 x 16 x 16 f16 into f32 per subgroup,
+// its subgroups are 32 or 64 wide, and the shape `t` (its defaults where 0) fits its shared
+// memory and workgroup size.
+bool dmmv_coopmat_supported(const DeviceInfo& info, WeightFormat format, const DmmvCoopmatTuning& t = {});
+
+// What the engine asks of dmmv_intdot_ops on this device: the default shapes, and pieces from
+// DmmvCoopmatTuning's default column count on the matrix units where `allow_coopmat` and the
+// device and the build allow it.
+DmmvIntdotTuning dmmv_intdot_choice(const DeviceInfo& info, WeightFormat format, bool allow_coopmat);
 
 // Mirrors the push-constant block of kernels/include/dmmv_intdot_common.glsl.
 struct DmmvIntdotPush {
@@ -63,7 +95,8 @@ void require_dmmv_intdot(const DeviceInfo& info);
 // row slice, as dmmv_ops. Throws UsageError for a format without an integer-dot kernel, a
 // kernel that was not compiled in, cols not a multiple of the block (256 for Q4_K and Q6_K; 64
 // for Q8_0, whose 34-byte blocks are read as words from rows starting on 4 bytes), an `x` of
-// other cols or fewer columns, or a tuning the kernels cannot run.
+// other cols or fewer columns, or a tuning the kernels cannot run (the matrix pieces'
+// device support is the caller's: dmmv_coopmat_supported).
 std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& problem, const QuantizedX& x, const BindingLimits& limits,
                                 const DmmvIntdotTuning& tuning = {});
 

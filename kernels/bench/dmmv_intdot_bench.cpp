@@ -2,8 +2,14 @@
 // column count, where the device and the build have it (dmmv_intdot_supported):
 //   dmmv_intdot/<fmt>/quantize_dmmv/<shape>/num_cols:N  quantize_x then the DMMV, what a
 //       projection costs when its input is quantized for it alone
-//   dmmv_intdot/<fmt>/dmmv/<shape>/num_cols:N           the DMMV alone, what each further
-//       projection sharing the quantized input (q/k/v, gate/up) costs
+//   dmmv_intdot/<fmt>/dmmv/<shape>/num_cols:N           the DMMV alone as the engine runs it
+//       (dmmv_intdot_choice: from 8 columns on the matrix units where the device has them),
+//       what each further projection sharing the quantized input (q/k/v, gate/up) costs
+//   dmmv_intdot/<fmt>/dot/<shape>/num_cols:N            the integer-dot kernel at any width
+//   dmmv_intdot/<fmt>/matrix/<shape>/num_cols:N         the cooperative-matrix kernel
+//       (dmmv_coopmat_<fmt>) at any width, where supported
+//   dmmv_coopmat_tuning/<fmt>/<shape>/num_cols:N/subgroups:S/rows:R/step:K  the cooperative-matrix
+//       kernel under each candidate shape that fits the device
 //   dmmv_intdot_tuning/<fmt>/<shape>/num_cols:N/threads:T/rows:R/unroll:U  the DMMV alone under
 //       each candidate workgroup shape, to choose default_dmmv_intdot_tuning per device; for
 //       Q4_K each also with /chunk:16, the kernel of 16-weight chunks (dmmv_intdot_q4_k16)
@@ -48,6 +54,11 @@ BenchCase intdot_case(BenchEnv& env, WeightFormat format, const ProjectionShape&
   return c;
 }
 
+// Candidate shapes of the cooperative-matrix kernel: (from_cols, subgroups, rows, step).
+constexpr DmmvCoopmatTuning kCoopmatTunings[] = {{1, 2, 16, 64},  {1, 4, 16, 64},  {1, 8, 16, 64},  {1, 2, 16, 128},
+                                                 {1, 4, 16, 128}, {1, 8, 16, 128}, {1, 2, 16, 256}, {1, 4, 16, 256},
+                                                 {1, 2, 32, 64},  {1, 4, 32, 64},  {1, 2, 32, 128}, {1, 4, 32, 128}};
+
 }  // namespace
 
 void register_dmmv_intdot_benchmarks(GpuBenchmarks& benchmarks) {
@@ -56,11 +67,31 @@ void register_dmmv_intdot_benchmarks(GpuBenchmarks& benchmarks) {
     if (!dmmv_intdot_supported(env.info(), format)) continue;
     const std::string fmt(format_name(format));
     for (const ProjectionShape& shape : env.shapes().projections) {
+      const DmmvIntdotTuning engine = dmmv_intdot_choice(env.info(), format, true);
       for (const bool with_quantize : {true, false}) {
         for (const uint32_t ncols : kIntdotNumCols) {
           const std::string name = "dmmv_intdot/" + fmt + (with_quantize ? "/quantize_dmmv/" : "/dmmv/") +
                                    shape.name() + "/num_cols:" + std::to_string(ncols);
-          benchmarks.add(name, [=](BenchEnv& e) { return intdot_case(e, format, shape, ncols, with_quantize); });
+          benchmarks.add(name, [=](BenchEnv& e) { return intdot_case(e, format, shape, ncols, with_quantize, engine); });
+        }
+      }
+      const bool matrix = dmmv_coopmat_supported(env.info(), format);
+      for (const uint32_t ncols : kIntdotNumCols) {
+        const std::string tail = "/" + shape.name() + "/num_cols:" + std::to_string(ncols);
+        benchmarks.add("dmmv_intdot/" + fmt + "/dot" + tail,
+                       [=](BenchEnv& e) { return intdot_case(e, format, shape, ncols, false); });
+        if (!matrix) continue;
+        DmmvIntdotTuning forced;
+        forced.matrix.from_cols = 1;
+        benchmarks.add("dmmv_intdot/" + fmt + "/matrix" + tail,
+                       [=](BenchEnv& e) { return intdot_case(e, format, shape, ncols, false, forced); });
+        for (const DmmvCoopmatTuning m : kCoopmatTunings) {
+          if (!dmmv_coopmat_supported(env.info(), format, m)) continue;
+          DmmvIntdotTuning t;
+          t.matrix = m;
+          benchmarks.add("dmmv_coopmat_tuning/" + fmt + tail + "/subgroups:" + std::to_string(m.subgroups) +
+                             "/rows:" + std::to_string(m.rows) + "/step:" + std::to_string(m.step),
+                         [=](BenchEnv& e) { return intdot_case(e, format, shape, ncols, false, t); });
         }
       }
       for (const uint32_t ncols : kIntdotNumCols) {

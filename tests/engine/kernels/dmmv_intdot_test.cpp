@@ -9,6 +9,10 @@
 // |intdot - float| / sum_k |w_k x_k| is about 0.05% and its maximum about 0.2% (printed).
 // Where the build lacks the kernels (glslang without GL_EXT_integer_dot_product) every case
 // asserts that they are absent and that the builders refuse with a UsageError.
+// The cooperative-matrix kernel (dmmv_coopmat_<fmt>, cases with tuning.matrix) rounds weights
+// and activations to f16 first, so against both references it is allowed 1e-3 sum|w xhat|
+// more, as the coopmat matmul is; where the device or the build lacks it, those cases assert
+// that the engine does not choose it.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -57,8 +61,16 @@ void PrintTo(const IntdotCase& c, std::ostream* os) {
   *os << format_name(c.format) << " " << c.rows << "x" << c.cols << " ncols=" << c.ncols
       << (c.accumulate ? " accumulate" : "") << " threads=" << c.tuning.threads << " rows=" << c.tuning.rows
       << " unroll=" << c.tuning.unroll << (c.tuning.chunk ? " chunk=" + std::to_string(c.tuning.chunk) : "")
-      << (c.max_range ? " sliced" : "");
+      << (c.max_range ? " sliced" : "")
+      << (c.tuning.matrix.from_cols ? " matrix from " + std::to_string(c.tuning.matrix.from_cols) + " cols, " +
+                                           std::to_string(c.tuning.matrix.subgroups) + " subgroups x " +
+                                           std::to_string(c.tuning.matrix.rows) + " rows, step " +
+                                           std::to_string(c.tuning.matrix.step)
+                                     : "");
 }
+
+// True when some piece of `p` runs on the matrix units.
+bool uses_matrix(const IntdotCase& p) { return p.tuning.matrix.from_cols != 0 && p.ncols >= p.tuning.matrix.from_cols; }
 
 // What the GPU computed: y, and the quantized activations as bytes.
 struct GpuResult {
@@ -127,6 +139,12 @@ TEST_P(DmmvIntdotTest, MatchesTheIntegerAndTheFloatReference) {
     return;
   }
   ASSERT_TRUE(dmmv_intdot_supported(device().info(), p.format));
+  if (uses_matrix(p) && !dmmv_coopmat_supported(device().info(), p.format, p.tuning.matrix)) {
+    // No matrix units or no kernel here: the engine keeps every piece on the integer dot.
+    EXPECT_EQ(dmmv_intdot_choice(device().info(), p.format, true).matrix.from_cols, 0u);
+    return;
+  }
+  const double f16_rounding = uses_matrix(p) ? 1e-3 : 0.0;  // see the header
 
   std::mt19937 rng(4321 + p.rows + p.ncols + p.cols);
   const Matrix w = random_matrix(p.format, p.rows, p.cols, rng);
@@ -155,11 +173,13 @@ TEST_P(DmmvIntdotTest, MatchesTheIntegerAndTheFloatReference) {
         continue;
       }
       const double m_hat = magnitude(w, p.cols, r, &xhat[size_t(c) * p.cols]);
-      ASSERT_NEAR(gpu.y[at], integer[at], 5e-7 * m_hat + 1e-6) << "integer reference, column " << c << " row " << r;
+      ASSERT_NEAR(gpu.y[at], integer[at], (5e-7 + f16_rounding) * m_hat + 1e-6)
+          << "integer reference, column " << c << " row " << r;
       const std::span<const float> w_row(&w.dequantized[size_t(r) * p.cols], p.cols);
       const double bound = ref::intdot_quantization_bound(w_row, qx, c);
       const double m = magnitude(w, p.cols, r, &x[size_t(c) * x_stride]);
-      ASSERT_NEAR(gpu.y[at], floating[at], bound + 2e-5 * m + 1e-6) << "float reference, column " << c << " row " << r;
+      ASSERT_NEAR(gpu.y[at], floating[at], bound + (2e-5 + f16_rounding) * m + 1e-6)
+          << "float reference, column " << c << " row " << r;
       worst_integer = std::max(worst_integer, std::fabs(gpu.y[at] - integer[at]) / m_hat);
       worst_float = std::max(worst_float, std::fabs(gpu.y[at] - floating[at]) / m);
     }
@@ -189,6 +209,22 @@ std::vector<IntdotCase> cases() {
   list.push_back({WeightFormat::Q4_K, 37, 1280, 3, false, {16, 3, 2, 16}});
   list.push_back({WeightFormat::Q4_K, 21, 768, 16, true, {64, 4, 4, 16}});
   list.push_back({WeightFormat::Q4_K, 37, 512, 4, false, {0, 0, 0, 16}, row_bytes(WeightFormat::Q4_K, 512) * 10});
+  // The cooperative-matrix kernel: every width from one column, 37 rows (not a multiple of 16
+  // or 32), K steps not a multiple of the subgroups (1280 = 20 x 64), accumulate, 13 columns in
+  // a matrix piece of 8 and integer-dot pieces of 4 and 1, steps of 64, 128 and 256 weights, a
+  // default step that does not divide cols (Q8_0 at 192), rows split into slices.
+  for (WeightFormat f : {WeightFormat::Q8_0, WeightFormat::Q4_K}) {
+    for (const DmmvCoopmatTuning m : {DmmvCoopmatTuning{1, 4, 32, 64}, DmmvCoopmatTuning{1, 3, 16, 256},
+                                      DmmvCoopmatTuning{1, 2, 16, 128}}) {
+      for (uint32_t n : {1u, 5u, 8u, 16u}) {
+        for (bool accumulate : {false, true}) list.push_back({f, 37, 1280, n, accumulate, {0, 0, 0, 0, m}});
+      }
+    }
+    list.push_back({f, 37, 512, 13, true, {0, 0, 0, 0, {8, 0, 0}}});
+    list.push_back({f, 21, 256, 16, false, {0, 0, 0, 0, {1, 8, 16}}});  // more subgroups than K steps
+    list.push_back({f, 37, 512, 8, false, {0, 0, 0, 0, {1, 0, 0}}, row_bytes(f, 512) * 10});
+  }
+  list.push_back({WeightFormat::Q8_0, 21, 192, 8, false, {0, 0, 0, 0, {1, 0, 0}}});
   return list;
 }
 
@@ -308,6 +344,38 @@ TEST(DmmvIntdotOps, RefusesWhatTheKernelsCannotRun) {
   EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q8_0, 512), qx, limits, chunked), UsageError);
   chunked.chunk = 32;
   EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q4_K, 512), qx, limits, chunked), UsageError);
+  // The matrix kernel exists for Q8_0 and Q4_K, in shapes of 16 or 32 rows and 1..16 subgroups.
+  DmmvIntdotTuning matrix;
+  matrix.matrix = {1, 0, 0};
+  EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q6_K, 512), qx, limits, matrix), UsageError);
+  EXPECT_EQ(dmmv_coopmat_kernel_name(WeightFormat::Q6_K), nullptr);
+  EXPECT_FALSE(dmmv_coopmat_supported(device().info(), WeightFormat::Q6_K));
+  matrix.matrix = {1, 4, 24};
+  EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q4_K, 512), qx, limits, matrix), UsageError);
+  EXPECT_FALSE(dmmv_coopmat_supported(device().info(), WeightFormat::Q4_K, matrix.matrix));
+  matrix.matrix = {1, 17, 16};
+  EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q8_0, 512), qx, limits, matrix), UsageError);
+  matrix.matrix = {1, 4, 16, 96};
+  EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q8_0, 512), qx, limits, matrix), UsageError);
+  const QuantizedX qx192 = quantized_x_in(TensorView::whole(any), 192, 2, limits);
+  matrix.matrix = {1, 4, 16, 128};  // 128 does not divide 192
+  EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q8_0, 192), qx192, limits, matrix), UsageError);
+  // The engine's choice: the matrix kernel from 16 columns, where the device has it; a
+  // 24-column problem is then one matrix piece of 16 and an integer-dot piece of 8.
+  const DmmvIntdotTuning choice = dmmv_intdot_choice(device().info(), WeightFormat::Q4_K, true);
+  EXPECT_EQ(choice.matrix.from_cols, dmmv_coopmat_supported(device().info(), WeightFormat::Q4_K) ? 16u : 0u);
+  EXPECT_EQ(dmmv_intdot_choice(device().info(), WeightFormat::Q4_K, false).matrix.from_cols, 0u);
+  if (find_kernel("dmmv_coopmat_q4_k") != nullptr) {
+    const QuantizedX qx24 = quantized_x_in(TensorView::whole(any), 512, 24, limits);
+    ProjectionProblem p = problem(WeightFormat::Q4_K, 512);
+    p.ncols = 24;
+    matrix.matrix = {16, 0, 0, 0};
+    const auto pieces = dmmv_intdot_ops(p, qx24, limits, matrix);
+    ASSERT_EQ(pieces.size(), 2u);
+    EXPECT_EQ(pieces[0].kernel, find_kernel("dmmv_coopmat_q4_k"));
+    EXPECT_EQ(pieces[0].spec.values[0], 16);
+    EXPECT_EQ(pieces[1].kernel, find_kernel("dmmv_intdot_q4_k16"));
+  }
   // Q4_K's default: 64-weight chunks for one column, 16-weight chunks from four columns up.
   const QuantizedX qx4 = quantized_x_in(TensorView::whole(any), 512, 4, limits);
   for (const auto& [ncols, kernel_name] : {std::pair{1u, "dmmv_intdot_q4_k"}, std::pair{4u, "dmmv_intdot_q4_k16"}}) {
