@@ -69,8 +69,7 @@ const char* dmmv_coopmat_kernel_name(WeightFormat format) {
 // shape summed over ffn_down 4096x14336 and ffn_up 14336x4096 at 16 columns, where the matrix
 // kernel beats the integer dot (Q4_K 89 against 135 us, Q8_0 110 against 129). At 8 columns
 // they tie for Q4_K and the integer dot wins for Q8_0, so pieces take it from 16 columns.
-DmmvCoopmatTuning default_dmmv_coopmat_tuning(WeightFormat format, uint32_t ncols) {
-  (void)ncols;  // one shape for every width so far
+DmmvCoopmatTuning default_dmmv_coopmat_tuning(WeightFormat format) {
   return format == WeightFormat::Q8_0 ? DmmvCoopmatTuning{16, 4, 16, 128} : DmmvCoopmatTuning{16, 8, 16, 64};
 }
 
@@ -80,11 +79,10 @@ uint32_t dmmv_coopmat_shared_bytes(const DmmvCoopmatTuning& t) {
 
 namespace {
 
-// The requested shape with the defaults filled in, for pieces of `ncols` columns; a default
-// step that does not divide `cols` becomes 64.
-DmmvCoopmatTuning coopmat_shape(WeightFormat format, const DmmvCoopmatTuning& requested, uint32_t ncols,
-                                uint32_t cols = 256) {
-  const DmmvCoopmatTuning d = default_dmmv_coopmat_tuning(format, ncols);
+// The requested shape with the defaults filled in; a default step that does not divide `cols`
+// becomes 64 (so at cols 256, a multiple of every step, it is the largest the shape can take).
+DmmvCoopmatTuning coopmat_shape(WeightFormat format, const DmmvCoopmatTuning& requested, uint32_t cols) {
+  const DmmvCoopmatTuning d = default_dmmv_coopmat_tuning(format);
   const uint32_t step = requested.step ? requested.step : cols % d.step == 0 ? d.step : 64;
   return {requested.from_cols, requested.subgroups ? requested.subgroups : d.subgroups,
           requested.rows ? requested.rows : d.rows, step};
@@ -101,21 +99,16 @@ bool dmmv_coopmat_supported(const DeviceInfo& info, WeightFormat format, const D
   const char* name = dmmv_coopmat_kernel_name(format);
   if (name == nullptr || find_kernel(name) == nullptr || !dmmv_intdot_supported(info, format)) return false;
   if (!has_coopmat_f16_16x16x16(info) || (info.subgroup_size != 32 && info.subgroup_size != 64)) return false;
-  for (const uint32_t ncols : kIntdotNumCols) {
-    const DmmvCoopmatTuning t = coopmat_shape(format, requested, ncols);
-    if (!coopmat_shape_valid(t) || (t.subgroups * 32) % info.subgroup_size != 0 ||
-        t.subgroups * 32 > info.max_workgroup_invocations ||
-        dmmv_coopmat_shared_bytes(t) > info.max_compute_shared_memory) {
-      return false;
-    }
-  }
-  return true;
+  const DmmvCoopmatTuning t = coopmat_shape(format, requested, 256);
+  return coopmat_shape_valid(t) && (t.subgroups * 32) % info.subgroup_size == 0 &&
+         t.subgroups * 32 <= info.max_workgroup_invocations &&
+         dmmv_coopmat_shared_bytes(t) <= info.max_compute_shared_memory;
 }
 
 DmmvIntdotTuning dmmv_intdot_choice(const DeviceInfo& info, WeightFormat format, bool allow_coopmat) {
   DmmvIntdotTuning t;
   if (allow_coopmat && dmmv_coopmat_supported(info, format)) {
-    t.matrix.from_cols = default_dmmv_coopmat_tuning(format, 16).from_cols;
+    t.matrix.from_cols = default_dmmv_coopmat_tuning(format).from_cols;
   }
   return t;
 }
@@ -152,12 +145,12 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
   require(valid(requested),
           "tuning needs threads a multiple of 8 up to 1024, rows 1..8, unroll 1..4, and chunk 0 (or, for Q4_K, "
           "16 or 64)");
+  const DmmvCoopmatTuning m = coopmat_shape(p.format, requested.matrix, p.cols);  // the matrix pieces' shape
   if (requested.matrix.from_cols != 0) {
     require(dmmv_coopmat_kernel_name(p.format) != nullptr,
             std::string("no cooperative-matrix kernel for ") + std::string(format_name(p.format)) +
                 " weights (Q8_0 and Q4_K have one)");
-    const DmmvCoopmatTuning shape = coopmat_shape(p.format, requested.matrix, 16, p.cols);
-    require(coopmat_shape_valid(shape) && p.cols % shape.step == 0,
+    require(coopmat_shape_valid(m) && p.cols % m.step == 0,
             "the matrix kernel's tuning needs 1..16 subgroups, 16 or 32 rows and a step of 64, 128 or 256 weights "
             "that divides cols");
   }
@@ -177,7 +170,6 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
                              requested.rows ? requested.rows : defaults.rows,
                              requested.unroll ? requested.unroll : defaults.unroll,
                              requested.chunk ? requested.chunk : defaults.chunk};
-    const DmmvCoopmatTuning m = coopmat_shape(p.format, requested.matrix, count, p.cols);
     const char* name = matrix ? dmmv_coopmat_kernel_name(p.format) : dmmv_intdot_kernel_name(p.format, t.chunk);
     const Kernel* k = find_kernel(name);
     require(k != nullptr, std::string("kernel ") + name +

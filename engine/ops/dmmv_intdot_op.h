@@ -44,9 +44,9 @@ struct DmmvIntdotTuning {
 // the source for the measurement behind it).
 DmmvIntdotTuning default_dmmv_intdot_tuning(WeightFormat format, uint32_t ncols);
 
-// The cooperative-matrix kernel's default shape for `ncols` columns of `format`, and in
+// The cooperative-matrix kernel's default shape for `format` (one for every width), and in
 // from_cols the narrowest piece the engine gives it (see the source for the measurement).
-DmmvCoopmatTuning default_dmmv_coopmat_tuning(WeightFormat format, uint32_t ncols);
+DmmvCoopmatTuning default_dmmv_coopmat_tuning(WeightFormat format);
 
 // "dmmv_coopmat_q4_k", "dmmv_coopmat_q8_0"; null for other formats.
 const char* dmmv_coopmat_kernel_name(WeightFormat format);

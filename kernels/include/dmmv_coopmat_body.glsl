@@ -35,12 +35,14 @@
 // in the order 0, 2, 1, 3 ("k_order" below); weights and activations alike, which leaves the
 // products' sums unchanged.
 //
-// Included after dmmv_intdot_common.glsl and a format file, which defines before this body
-//   struct WeightRaw                                       the loaded words of a 16-weight chunk
+// Included after dmmv_intdot_common.glsl and an integer-dot format file of 16-weight chunks
+// (dmmv_intdot_q8_0.glsl, dmmv_intdot_q4_k16.glsl), which binds the weights at binding 0 and
+// defines
+//   struct WeightRaw                                       the loaded words of a chunk
 //   WeightRaw fetch_chunk(uint row, uint chunk)            loads only, for weights 16 chunk ..
+// and a declaration, before this body, of
 //   void dequantize_chunk(WeightRaw raw, uint chunk, out f16vec4 v[4])   their values in k_order
-// (dequantize_chunk may be defined after this body, to use its helpers), and binds the weights
-// at binding 0. Needs cols a multiple of STEP.
+// which the kernel defines after it, with its helpers. Needs cols a multiple of STEP.
 #extension GL_KHR_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require

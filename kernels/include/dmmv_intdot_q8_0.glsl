@@ -20,7 +20,15 @@ struct XChunk {
 // Bytes at `byte` (even) to byte + 3, from words `lo` (holding `byte`) and `hi` (the next).
 uint word_at(uint byte, uint lo, uint hi) { return (byte & 2u) == 0u ? lo : (lo >> 16) | (hi << 16); }
 
-WeightChunk load_weights(uint row, uint chunk) {
+// The loaded words of a chunk (the cooperative-matrix kernel decodes them later, after its
+// products: dmmv_coopmat_q8_0.comp).
+struct WeightRaw {
+  uint u[5];       // the words covering the chunk's 16 quants
+  uint d_word;     // the word holding the block's scale
+  uint odd_bytes;  // bit 1: the quants start 2 bytes into u[0]; bit 0: d in the upper half
+};
+
+WeightRaw fetch_chunk(uint row, uint chunk) {
   const uint row_bytes = (pc.cols / 32u) * 34u;
   const uint block_byte = row * row_bytes + (chunk >> 1) * 34u;
   const uint q_byte = block_byte + 2u + 16u * (chunk & 1u);
@@ -28,13 +36,22 @@ WeightChunk load_weights(uint row, uint chunk) {
   // The fifth word is only needed when the quants are not word-aligned; clamped so that the
   // last block of the binding never reads past it.
   const uint last = (pc.rows * row_bytes >> 2) - 1u;
-  const uint u0 = w[i], u1 = w[i + 1], u2 = w[i + 2], u3 = w[i + 3], u4 = w[min(i + 4u, last)];
-  WeightChunk c;
-  c.q = uvec4(word_at(q_byte, u0, u1), word_at(q_byte, u1, u2), word_at(q_byte, u2, u3),
-              word_at(q_byte, u3, u4));
-  const uint d_word = w[block_byte >> 2];
-  c.d = unpackHalf2x16((block_byte & 2u) == 0u ? d_word : d_word >> 16).x;
-  return c;
+  WeightRaw r;
+  r.u = uint[5](w[i], w[i + 1], w[i + 2], w[i + 3], w[min(i + 4u, last)]);
+  r.d_word = w[block_byte >> 2];
+  r.odd_bytes = (q_byte & 2u) | ((block_byte >> 1) & 1u);
+  return r;
+}
+
+// Quants 4j .. 4j + 3 of the chunk, and the bits of its f16 scale.
+uint chunk_quant_word(WeightRaw raw, uint j) { return word_at(raw.odd_bytes & 2u, raw.u[j], raw.u[j + 1]); }
+uint chunk_scale_bits(WeightRaw raw) { return ((raw.odd_bytes & 1u) == 0u ? raw.d_word : raw.d_word >> 16) & 0xffffu; }
+
+WeightChunk load_weights(uint row, uint chunk) {
+  const WeightRaw raw = fetch_chunk(row, chunk);
+  return WeightChunk(uvec4(chunk_quant_word(raw, 0), chunk_quant_word(raw, 1), chunk_quant_word(raw, 2),
+                           chunk_quant_word(raw, 3)),
+                     unpackHalf2x16(chunk_scale_bits(raw)).x);
 }
 
 XChunk load_x(uint c, uint chunk) {
