@@ -12,9 +12,9 @@
 namespace pb {
 
 SpecConstants& SpecConstants::set(uint32_t id, int32_t value) {
-  if (id >= kMax) throw UsageError("specialization constant id " + std::to_string(id) + " >= 8");
+  if (id >= kMax) throw UsageError("specialization constant id " + std::to_string(id) + " >= " + std::to_string(kMax));
   values[id] = value;
-  set_mask |= static_cast<uint8_t>(1u << id);
+  set_mask |= static_cast<uint16_t>(1u << id);
   return *this;
 }
 

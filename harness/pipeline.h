@@ -19,9 +19,9 @@ class PipelineCache;
 
 // Specialization constant values by constant_id (0..kMax-1).
 struct SpecConstants {
-  static constexpr uint32_t kMax = 8;
+  static constexpr uint32_t kMax = 12;
   std::array<int32_t, kMax> values{};
-  uint8_t set_mask = 0;  // bit i: constant_id i is specialized
+  uint16_t set_mask = 0;  // bit i: constant_id i is specialized
 
   SpecConstants& set(uint32_t id, int32_t value);
   bool operator==(const SpecConstants&) const = default;

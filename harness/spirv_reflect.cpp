@@ -176,6 +176,17 @@ SpirvReflection reflect_spirv(std::span<const uint32_t> words, const std::string
   }
   std::sort(out.bindings.begin(), out.bindings.end(),
             [](const auto& a, const auto& b) { return a.binding < b.binding; });
+  // A kernel may declare one binding as several blocks (the same bytes read as words and as
+  // 16-byte vectors): one descriptor, read-only only if every view of it is.
+  std::vector<SpirvBinding> merged;
+  for (const auto& b : out.bindings) {
+    if (!merged.empty() && merged.back().binding == b.binding) {
+      merged.back().read_only = merged.back().read_only && b.read_only;
+    } else {
+      merged.push_back(b);
+    }
+  }
+  out.bindings = std::move(merged);
   std::sort(out.spec_ids.begin(), out.spec_ids.end());
   for (size_t i = 0; i < out.bindings.size(); ++i) {
     if (out.bindings[i].binding != i) {

@@ -17,9 +17,12 @@ void require(bool ok, const std::string& what) {
 void check_tiling(const MatmulChoice& c) {
   if (c.coopmat) {
     const CoopmatTiling& t = c.coop;
-    require(t.bm > 0 && t.bn > 0 && t.bm % 32 == 0 && t.bn % 32 == 0,
-            "coopmat tiles need bm and bn multiples of 32 (a subgroup computes 32 x 32)");
+    require((t.wm == 32 || t.wm == 64) && (t.wn == 32 || t.wn == 64),
+            "coopmat subgroup blocks are 32 or 64 rows by 32 or 64 tokens (wm, wn)");
+    require(t.bm > 0 && t.bn > 0 && t.bm % t.wm == 0 && t.bn % t.wn == 0,
+            "coopmat tiles need bm a multiple of wm and bn a multiple of wn");
     require(t.bk > 0 && t.bk % 16 == 0, "coopmat bk must be a multiple of 16");
+    require(t.stages == 1 || t.stages == 2, "coopmat stages must be 1 or 2");
     require(c.subgroup_size >= 32 && (c.subgroup_size & (c.subgroup_size - 1)) == 0,
             "coopmat subgroup size must be a power of two >= 32");
   } else {
@@ -65,19 +68,25 @@ bool has_coopmat_f16_16x16x16(const DeviceInfo& info) {
   });
 }
 
+namespace {
+// Subgroups narrower than 32 would spread a 16 x 16 tile too thin to be an NVIDIA/AMD shape;
+// wider than 64 is no device phasebench targets.
+uint32_t coopmat_subgroup_size(const DeviceInfo& info) { return std::max<uint32_t>(info.subgroup_size, 32); }
+}  // namespace
+
+bool coopmat_tiling_fits(const DeviceInfo& info, const CoopmatTiling& t) {
+  return t.shared_bytes() <= info.max_compute_shared_memory &&
+         t.threads(coopmat_subgroup_size(info)) <= info.max_workgroup_invocations;
+}
+
 MatmulChoice choose_matmul(const DeviceInfo& info, WeightFormat format, bool allow_coopmat) {
   MatmulChoice choice;
-  // Subgroups narrower than 32 would spread a 16 x 16 tile too thin to be an NVIDIA/AMD
-  // shape; wider than 64 is no device phasebench targets.
-  choice.subgroup_size = std::max<uint32_t>(info.subgroup_size, 32);
-  const auto fits = [&](const CoopmatTiling& t) {
-    return t.shared_bytes() <= info.max_compute_shared_memory &&
-           t.threads(choice.subgroup_size) <= info.max_workgroup_invocations;
-  };
-  if (!fits(choice.coop)) choice.coop = kCoopmatTilingSmall;
+  choice.subgroup_size = coopmat_subgroup_size(info);
+  if (format == WeightFormat::F16 || format == WeightFormat::F32) choice.coop = kCoopmatTilingFloat;
+  if (!coopmat_tiling_fits(info, choice.coop)) choice.coop = kCoopmatTilingSmall;
   choice.coopmat = allow_coopmat && has_coopmat_f16_16x16x16(info) && info.subgroup_size >= 32 &&
                    info.subgroup_size <= 64 && find_kernel(matmul_kernel_name(format, true)) &&
-                   fits(choice.coop);
+                   coopmat_tiling_fits(info, choice.coop);
   // The scalar fallback for devices below the 24 KiB / 256 threads of the default tiles
   // (Vulkan guarantees only 16 KiB and 128): 6 KiB, 128 threads.
   if (choice.scalar.shared_bytes() > info.max_compute_shared_memory ||
@@ -105,7 +114,8 @@ std::vector<Op> matmul_ops(const ProjectionProblem& p, const BindingLimits& limi
   SpecConstants spec;
   if (choice.coopmat) {
     const CoopmatTiling& t = choice.coop;
-    spec.set(0, int32_t(t.bm)).set(1, int32_t(t.bn)).set(2, int32_t(t.bk));
+    spec.set(0, int32_t(t.bm)).set(1, int32_t(t.bn)).set(2, int32_t(t.bk)).set(3, int32_t(t.wm)).set(4, int32_t(t.wn));
+    spec.set(7, int32_t(t.stages));
   } else {
     const ScalarTiling& t = choice.scalar;
     spec.set(0, int32_t(t.bm)).set(1, int32_t(t.bn)).set(2, int32_t(t.bk)).set(3, int32_t(t.tm)).set(4, int32_t(t.tn));
@@ -131,7 +141,7 @@ std::vector<Op> matmul_ops(const ProjectionProblem& p, const BindingLimits& limi
                      p.accumulate ? y.view.read_write() : y.view.write()};
       op.push = PushConstants::of(MatmulPush{rows, p.cols, count, p.x_stride, p.y_stride, row0,
                                              x.first_float, y.first_float});
-      op.groups = {ceil_div(rows, bm), ceil_div(count, bn), 1};
+      op.groups = {ceil_div(count, bn), ceil_div(rows, bm), 1};  // tokens in x: see matmul_tile_io.glsl
       op.label = "matmul";
       ops.push_back(op);
     }

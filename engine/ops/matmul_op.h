@@ -41,6 +41,10 @@ struct MatmulPush {
 // coopmat kernels are written for (and cooperative matrix is enabled).
 bool has_coopmat_f16_16x16x16(const DeviceInfo& info);
 
+// True when tiling `t` fits the device's shared memory and workgroup size (the workgroup is
+// t.blocks() subgroups of at least 32 invocations).
+bool coopmat_tiling_fits(const DeviceInfo& info, const CoopmatTiling& t);
+
 // The matmul for `format` on this device: cooperative matrix when `allow_coopmat`, the
 // device has the shape above, 32- or 64-wide subgroups, and the coopmat kernel was compiled
 // in (glslang >= 14); the scalar kernel otherwise. Default tiles either way.

@@ -44,6 +44,11 @@ float dq_half(uint bits) {
   return uintBitsToFloat(sign | (uint(msb + 103) << 23) | ((mantissa << (23 - msb)) & 0x7FFFFFu));
 }
 
+// float(q) for q < 2^23, exactly, by placing q in the mantissa of 2^23: an OR and a
+// subtraction at full rate, where the integer-to-float instruction runs at a quarter on
+// NVIDIA's recent GPUs.
+float dq_small_uint_to_float(uint q) { return uintBitsToFloat(0x4B000000u | q) - 8388608.0; }
+
 // Byte k of little-endian `words`; a byte as a signed int8.
 uint dq_byte_of(uvec3 words, uint k) { return (words[k >> 2] >> (8u * (k & 3u))) & 0xFFu; }
 int dq_int8(uint byte) { return int(byte << 24) >> 24; }

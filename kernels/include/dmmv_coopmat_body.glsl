@@ -26,14 +26,11 @@
 // (fetch_step), so that they are in flight while the matrix units work, and only then turned
 // into tiles (store_step). Loading and converting in one pass took twice as long.
 //
-// Conversions: int -> float and float -> f16 conversions run at a quarter of the FMA rate on
-// NVIDIA; with one of each per weight the kernel took 20% longer (Q4_K at 8 columns on
-// ffn_down 4096x14336, H200: 43.8 against 36.2 us). Bytes become f16 by integer masks
-// instead: (b | 0x6400) read as f16 is 1024 + b exactly, so one mask makes two of them, and a
-// subtraction and a fused multiply-add in f16 pairs give the weight, rounded once. The masks
-// pick bytes 0 and 2, then 1 and 3, of each word, so the tiles hold every four consecutive k
-// in the order 0, 2, 1, 3 ("k_order" below); weights and activations alike, which leaves the
-// products' sums unchanged.
+// Conversions: with an int -> float and a float -> f16 conversion per weight the kernel took
+// 20% longer (Q4_K at 8 columns on ffn_down 4096x14336, H200: 43.8 against 36.2 us). Bytes
+// become f16 through f16_bytes.glsl instead, so the tiles hold every four consecutive k in
+// its "k_order" (0, 2, 1, 3); weights and activations alike, which leaves the products' sums
+// unchanged.
 //
 // Included after dmmv_intdot_common.glsl and an integer-dot format file of 16-weight chunks
 // (dmmv_intdot_q8_0.glsl, dmmv_intdot_q4_k16.glsl), which binds the weights at binding 0 and
@@ -48,6 +45,8 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_control_flow_attributes : require
+
+#include "f16_bytes.glsl"
 
 layout(constant_id = 0) const uint NUM_COLS = 8;   // activation columns of this dispatch, 1..16
 layout(constant_id = 1) const uint SUBGROUPS = 4;  // subgroups the shared tiles are sized for
@@ -72,24 +71,6 @@ shared float partial[SUBGROUPS * ROWS * 16];  // each subgroup's ROWS x 16 resul
 #define ACC coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>
 #define MAT_A coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA>
 #define MAT_B coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB>
-
-// 1024 + the unsigned bytes 0 and 2 (pair 0) and 1 and 3 (pair 1) of a word, exactly, in f16.
-f16vec2 biased_bytes(uint word, uint pair) {
-  return unpackFloat2x16(((word >> (8u * pair)) & 0x00ff00ffu) | 0x64006400u);
-}
-
-// Unsigned bytes 0..255 times `scale` minus `offset`, in k_order (k 0, 2, 1, 3 of the word), each rounded once to f16.
-f16vec4 unsigned_bytes_f16(uint word, float16_t scale, float16_t offset) {
-  const f16vec2 s = f16vec2(scale), o = f16vec2(offset), bias = f16vec2(1024.0hf);
-  return f16vec4((biased_bytes(word, 0u) - bias) * s - o, (biased_bytes(word, 1u) - bias) * s - o);
-}
-
-// Signed bytes times `scale`, in k_order, each rounded once to f16.
-f16vec4 signed_bytes_f16(uint word, float16_t scale) {
-  const uint u = word ^ 0x80808080u;  // q + 128
-  const f16vec2 s = f16vec2(scale), bias = f16vec2(1152.0hf);
-  return f16vec4((biased_bytes(u, 0u) - bias) * s, (biased_bytes(u, 1u) - bias) * s);
-}
 
 // Activation quants times their block's scale d, in k_order. quantize_x gives d at most 11
 // significant bits, so where d is a normal f16 it is exact and each value is the float product

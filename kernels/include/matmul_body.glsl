@@ -31,6 +31,8 @@ layout(constant_id = 4) const uint TN = 4;       // tokens per thread; BN % TN =
 layout(local_size_x_id = 5) in;                  // (BM / TM) * (BN / TN) threads (spec id 5)
 layout(constant_id = 6) const int ACCUMULATE = 0;  // 1: y += W x (fused residual add)
 
+const uint LOAD_THREADS = gl_WorkGroupSize.x;  // every invocation loads its share of the tiles
+
 #include "matmul_tile_io.glsl"
 
 // k-major, one float of padding per k so that the strided group stores do not collide in
@@ -40,19 +42,21 @@ shared float x_tile[BK * (BN + 1)];
 
 float acc[TM * TN];
 
-// Moves the fetched registers into the k-major tiles.
-void store_tiles() {
+// Decodes the fetched registers of step k0 into the k-major tiles.
+void store_tiles(uint k0) {
   [[unroll]] for (uint i = 0; i < W_PER_THREAD; ++i) {
-    const uint g = gl_LocalInvocationID.x + i * gl_WorkGroupSize.x;
+    const uint g = gl_LocalInvocationID.x + i * LOAD_THREADS;
     if (g >= W_GROUPS) break;
     const uint r = w_group_row(g), kk = w_group_k(g);
+    vec4 lo, hi;
+    w_group_values(i, g, k0, lo, hi);
     for (uint j = 0; j < 4; ++j) {
-      w_tile[(kk + j) * (BM + 1) + r] = w_reg[2 * i][j];
-      w_tile[(kk + 4 + j) * (BM + 1) + r] = w_reg[2 * i + 1][j];
+      w_tile[(kk + j) * (BM + 1) + r] = lo[j];
+      w_tile[(kk + 4 + j) * (BM + 1) + r] = hi[j];
     }
   }
   [[unroll]] for (uint i = 0; i < X_PER_THREAD; ++i) {
-    const uint v = gl_LocalInvocationID.x + i * gl_WorkGroupSize.x;
+    const uint v = gl_LocalInvocationID.x + i * LOAD_THREADS;
     if (v >= X_VECS) break;
     const uint c = x_vec_token(v), kk = x_vec_k(v);
     for (uint j = 0; j < 4; ++j) x_tile[(kk + j) * (BN + 1) + c] = x_reg[i][j];
@@ -60,16 +64,16 @@ void store_tiles() {
 }
 
 void main() {
-  const uint row0 = gl_WorkGroupID.x * BM;
-  const uint col0 = gl_WorkGroupID.y * BN;
+  const uint row0 = gl_WorkGroupID.y * BM;
+  const uint col0 = gl_WorkGroupID.x * BN;
   const uint tr = gl_LocalInvocationID.x % (BM / TM), tc = gl_LocalInvocationID.x / (BM / TM);
   [[unroll]] for (uint i = 0; i < TM * TN; ++i) acc[i] = 0.0;
 
-  fetch_tiles(row0, col0, 0);
+  fetch_tiles(gl_LocalInvocationID.x, row0, col0, 0);
   for (uint k0 = 0; k0 < pc.cols; k0 += BK) {
-    store_tiles();
+    store_tiles(k0);
     barrier();
-    if (k0 + BK < pc.cols) fetch_tiles(row0, col0, k0 + BK);  // in flight during the products
+    if (k0 + BK < pc.cols) fetch_tiles(gl_LocalInvocationID.x, row0, col0, k0 + BK);  // in flight during the products
     for (uint kk = 0; kk < BK; ++kk) {
       float a[TM], b[TN];
       [[unroll]] for (uint i = 0; i < TM; ++i) a[i] = w_tile[kk * (BM + 1) + tr + i * (BM / TM)];

@@ -4,27 +4,37 @@
 // dequantizes the BM x BK weight tile and loads the BN x BK activation tile into shared
 // memory as f16 (the A and B operands must be f16: the 16x16x16 f16 x f16 -> f32 subgroup
 // shape is the one NVIDIA and AMD both expose), and each subgroup multiplies them into a
-// 32 x 32 block of Y held as four 16 x 16 f32 accumulators.
+// WM x WN block of Y (32 or 64 each) held as up to sixteen 16 x 16 f32 accumulators.
 //
-// The four accumulators are named variables, not an array indexed in loops: NVIDIA's driver
-// (580) keeps arrays of cooperative matrices in memory even when the loops are marked
-// [[unroll]], which measured 2-3x slower on an H200. Hence the fixed 32 x 32 block per
-// subgroup; the workgroup tile (BM, BN, BK) stays a specialization.
+// The accumulators are named variables, not an array indexed in loops: NVIDIA's driver (580)
+// keeps arrays of cooperative matrices in memory even when the loops are marked [[unroll]],
+// which measured 2-3x slower on an H200. The block's shape is a specialization: the products
+// of the 64-wide halves sit behind WM > 32 and WN > 32, which the driver folds away.
+//
+// Why the block: per 16-deep slice a subgroup loads WM/16 + WN/16 matrices from shared
+// memory for (WM/16) * (WN/16) products, so a 64 x 64 block needs half the shared-memory
+// reads per product of a 32 x 32 one, and shared-memory bandwidth is what a 16x16x16 product
+// competes with. STAGES = 2 keeps two shared tiles per operand: step s + 1 is stored into one
+// while step s is multiplied from the other, so a step needs one barrier, not two.
 //
 // Precision: weights and activations are rounded to f16 (relative 2^-11 each) before the
-// products, accumulation is f32. An activation beyond 65504 overflows to inf: a limit of
+// products, accumulation is f32. A kernel may decode its weights straight to f16 (defining
+// MATMUL_DECODE8_F16 and matmul_decode8_f16 before this body, as the Q4_K one does); the
+// others decode to float and convert. Either way the tiles hold every four consecutive k in
+// f16_bytes.glsl's k_order (0, 2, 1, 3), the activations as well, which leaves the sums
+// unchanged. An activation beyond 65504 overflows to inf: a limit of
 // every f16 matmul, accepted as llama.cpp's is.
 //
-// Subgroups: the tile holds BLOCKS = (BM / 32) * (BN / 32) subgroup blocks and the op builder
+// Subgroups: the tile holds BLOCKS = (BM / WM) * (BN / WN) subgroup blocks and the op builder
 // sizes the workgroup as BLOCKS subgroups of the device's subgroup size. Should the driver
 // pick a smaller subgroup, the spare subgroups only help load tiles; a larger one runs the K
 // loop in more than one pass: slower, never wrong. Subgroups must be full (the workgroup a
 // multiple of the subgroup size), which the builder's sizing guarantees.
 //
-// Shared memory: 2 * (BK + 8) * (BM + BN) bytes of f16 tiles plus 1 KiB of f32 staging per
-// subgroup block; the defaults (128, 128, 32) use 36 KiB. Limits: one shared tile per operand
-// (the next step waits in registers), so a barrier pair per BK step; results leave through
-// shared memory rather than straight from the accumulators, which costs little once per tile.
+// Shared memory: STAGES * 2 * (BK + 8) * (BM + BN) bytes of f16 tiles plus 1 KiB of f32
+// staging per subgroup block (CoopmatTiling::shared_bytes). Results of whole 16 x 16 tiles go
+// straight from the accumulators to y; the staging serves the tiles at the edges of the
+// problem, whose elements are guarded one by one.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
@@ -32,39 +42,57 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_control_flow_attributes : require
 
-layout(constant_id = 0) const uint BM = 128;     // weight rows per workgroup, a multiple of 32
-layout(constant_id = 1) const uint BN = 128;     // tokens per workgroup, a multiple of 32
+layout(constant_id = 0) const uint BM = 128;     // weight rows per workgroup, a multiple of WM
+layout(constant_id = 1) const uint BN = 128;     // tokens per workgroup, a multiple of WN
 layout(constant_id = 2) const uint BK = 32;      // K step, a multiple of 16
+layout(constant_id = 3) const uint WM = 64;      // rows per subgroup block: 32 or 64
+layout(constant_id = 4) const uint WN = 32;      // tokens per subgroup block: 32 or 64
 layout(local_size_x_id = 5) in;                  // BLOCKS * subgroup size threads (spec id 5)
 layout(constant_id = 6) const int ACCUMULATE = 0;  // 1: y += W x (fused residual add)
+layout(constant_id = 7) const uint STAGES = 2;   // shared tiles per operand: 1 or 2
+const uint LOAD_THREADS = gl_WorkGroupSize.x;  // every invocation loads its share of the tiles
 
 #include "matmul_tile_io.glsl"
 
-const uint BLOCKS_M = BM / 32;
-const uint BLOCKS = BLOCKS_M * (BN / 32);
+#ifndef MATMUL_DECODE8_F16
+// Group g's weights in k_order: row[k, k+2, k+1, k+3] in lo, row[k+4, k+6, k+5, k+7] in hi.
+void matmul_decode8_f16(WeightGroup8 g, uint k, out f16vec4 lo, out f16vec4 hi) {
+  vec4 a, b;
+  matmul_decode8(g, k, a, b);
+  lo = f16vec4(a.xzyw);
+  hi = f16vec4(b.xzyw);
+}
+#endif
+
+const uint BLOCKS_M = BM / WM;
+const uint BLOCKS = BLOCKS_M * (BN / WN);
 // Tile rows are BK + 8 halves: 16-byte aligned for the matrix loads, and consecutive rows
-// start 16 bytes apart in the banks, so the 16 rows of one load do not collide. The tiles are
-// f16vec4 arrays so that a thread stores 8 bytes at a time; offsets and strides of the
-// matrix loads are then in f16vec4 units.
+// start 16 bytes apart in the banks, so the 8 rows of one 16-byte-per-row load do not
+// collide. The tiles are f16vec4 arrays so that a thread stores 8 bytes at a time; offsets
+// and strides of the matrix loads are then in f16vec4 units.
 const uint STRIDE4 = (BK + 8) / 4;
+const uint W_TILE4 = BM * STRIDE4;  // f16vec4 per weight tile
+const uint X_TILE4 = BN * STRIDE4;
 
-shared f16vec4 w_tile[BM * STRIDE4];  // row-major: weight row r at r * STRIDE4
-shared f16vec4 x_tile[BN * STRIDE4];  // token-major: token c at c * STRIDE4 (B column-major)
-shared float stage[BLOCKS * 256];     // one 16 x 16 result per subgroup block, for the store
+shared f16vec4 w_tile[STAGES * W_TILE4];  // row-major: weight row r at r * STRIDE4
+shared f16vec4 x_tile[STAGES * X_TILE4];  // token-major: token c at c * STRIDE4 (B column-major)
+shared float stage[BLOCKS * 256];         // one 16 x 16 result per subgroup block, for edges
 
-// Moves the fetched registers into the tiles, rounded to f16.
-void store_tiles() {
+// Decodes loader t's fetched registers of step k0 into tile buffer `buf` as f16, in k_order.
+void store_tiles(uint t, uint buf, uint k0) {
   [[unroll]] for (uint i = 0; i < W_PER_THREAD; ++i) {
-    const uint g = gl_LocalInvocationID.x + i * gl_WorkGroupSize.x;
+    const uint g = t + i * LOAD_THREADS;
     if (g >= W_GROUPS) break;
-    const uint at = w_group_row(g) * STRIDE4 + w_group_k(g) / 4;
-    w_tile[at] = f16vec4(w_reg[2 * i]);
-    w_tile[at + 1] = f16vec4(w_reg[2 * i + 1]);
+    const uint at = buf * W_TILE4 + w_group_row(g) * STRIDE4 + w_group_k(g) / 4;
+    f16vec4 lo, hi;
+    matmul_decode8_f16(w_reg[i], k0 + w_group_k(g), lo, hi);
+    w_tile[at] = lo;
+    w_tile[at + 1] = hi;
   }
   [[unroll]] for (uint i = 0; i < X_PER_THREAD; ++i) {
-    const uint v = gl_LocalInvocationID.x + i * gl_WorkGroupSize.x;
+    const uint v = t + i * LOAD_THREADS;
     if (v >= X_VECS) break;
-    x_tile[x_vec_token(v) * STRIDE4 + x_vec_k(v) / 4] = f16vec4(x_reg[i]);
+    x_tile[buf * X_TILE4 + x_vec_token(v) * STRIDE4 + x_vec_k(v) / 4] = f16vec4(x_reg[i].xzyw);  // k_order
   }
 }
 
@@ -72,10 +100,21 @@ void store_tiles() {
 #define MAT_A coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA>
 #define MAT_B coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB>
 
-// Writes one 16 x 16 result at (row, token) through the block's staging tile, so that edge
-// tiles and the accumulate stay guarded per element: stage[block * 256 + c * 16 + r] holds
-// row r, token c.
+// Writes (or adds) one 16 x 16 result at (row, token). A tile wholly inside the problem goes
+// straight to y (column-major: token c's rows start at c * y_stride); an edge tile goes
+// through the block's staging tile, stage[block * 256 + c * 16 + r] holding row r, token c,
+// so that each element is guarded. The branch is uniform in the subgroup.
 void store_result(ACC result, uint block, uint row, uint token) {
+  if (row + 16 <= pc.rows && token + 16 <= pc.ncols) {
+    const uint at = pc.y_offset + token * pc.y_stride + pc.row_base + row;
+    if (ACCUMULATE != 0) {
+      ACC before;
+      coopMatLoad(before, y, at, pc.y_stride, gl_CooperativeMatrixLayoutColumnMajor);
+      result = result + before;
+    }
+    coopMatStore(result, y, at, pc.y_stride, gl_CooperativeMatrixLayoutColumnMajor);
+    return;
+  }
   coopMatStore(result, stage, block * 256, 16, gl_CooperativeMatrixLayoutColumnMajor);
   subgroupMemoryBarrierShared();
   subgroupBarrier();
@@ -86,42 +125,81 @@ void store_result(ACC result, uint block, uint row, uint token) {
   subgroupBarrier();
 }
 
+// Matrix i of the block's rows (a) and j of its tokens (b) at depth kk of tile buffer `buf`.
+#define LOAD_A(i) coopMatLoad(a##i, w_tile, buf * W_TILE4 + (bm + 16 * i) * STRIDE4 + kk / 4, STRIDE4, gl_CooperativeMatrixLayoutRowMajor)
+#define LOAD_B(j) coopMatLoad(b##j, x_tile, buf * X_TILE4 + (bn + 16 * j) * STRIDE4 + kk / 4, STRIDE4, gl_CooperativeMatrixLayoutColumnMajor)
+#define MMA(i, j) c##i##j = coopMatMulAdd(a##i, b##j, c##i##j)
+#define STORE(i, j) store_result(c##i##j, block, row0 + bm + 16 * i, col0 + bn + 16 * j)
+// OP(i, j) for each 16 x 16 tile of the block; those of the 64-wide halves behind WM > 32 and
+// WN > 32, constant after specialization.
+#define FOR_BLOCK_TILES(OP)                          \
+  OP(0, 0); OP(0, 1); OP(1, 0); OP(1, 1);            \
+  if (WN > 32) {                                     \
+    OP(0, 2); OP(0, 3); OP(1, 2); OP(1, 3);          \
+  }                                                  \
+  if (WM > 32) {                                     \
+    OP(2, 0); OP(2, 1); OP(3, 0); OP(3, 1);          \
+    if (WN > 32) {                                   \
+      OP(2, 2); OP(2, 3); OP(3, 2); OP(3, 3);        \
+    }                                                \
+  }
+
 void main() {
-  const uint row0 = gl_WorkGroupID.x * BM;
-  const uint col0 = gl_WorkGroupID.y * BN;
+  const uint row0 = gl_WorkGroupID.y * BM;
+  const uint col0 = gl_WorkGroupID.x * BN;
+  const uint steps = (pc.cols + BK - 1) / BK;
+  const uint t = gl_LocalInvocationID.x;
   // One pass when the workgroup has BLOCKS subgroups (see above); gl_NumSubgroups is uniform,
   // so every invocation takes the barriers below equally often.
   for (uint first = 0; first < BLOCKS; first += gl_NumSubgroups) {
     const uint block = first + gl_SubgroupID;
     const bool owns_block = block < BLOCKS;       // uniform within the subgroup
-    const uint bm = (block % BLOCKS_M) * 32;      // the block's first row within the tile
-    const uint bn = (block / BLOCKS_M) * 32;      // its first token within the tile
-    ACC c00 = ACC(0.0), c01 = ACC(0.0), c10 = ACC(0.0), c11 = ACC(0.0);  // c<row half><token half>
-    fetch_tiles(row0, col0, 0);
-    for (uint k0 = 0; k0 < pc.cols; k0 += BK) {
-      store_tiles();
+    const uint bm = (block % BLOCKS_M) * WM;      // the block's first row within the tile
+    const uint bn = (block / BLOCKS_M) * WN;      // its first token within the tile
+    // c<row sixteenth><token sixteenth>; those beyond WM or WN are never touched.
+    ACC c00 = ACC(0.0), c01 = ACC(0.0), c02 = ACC(0.0), c03 = ACC(0.0);
+    ACC c10 = ACC(0.0), c11 = ACC(0.0), c12 = ACC(0.0), c13 = ACC(0.0);
+    ACC c20 = ACC(0.0), c21 = ACC(0.0), c22 = ACC(0.0), c23 = ACC(0.0);
+    ACC c30 = ACC(0.0), c31 = ACC(0.0), c32 = ACC(0.0), c33 = ACC(0.0);
+    // Step s + 1's loads are issued before step s's products and stored after them. One
+    // stage: a barrier before the store, as the products read the only tile. Two: step s + 1
+    // goes into the other tile, so one barrier per step.
+    fetch_tiles(t, row0, col0, 0);
+    if (STAGES == 2) {
+      store_tiles(t, 0, 0);
       barrier();
-      if (k0 + BK < pc.cols) fetch_tiles(row0, col0, k0 + BK);  // in flight during the products
+    }
+    for (uint s = 0; s < steps; ++s) {
+      const bool more = s + 1 < steps;  // uniform: the barriers below are taken by all
+      if (STAGES == 1) {
+        store_tiles(t, 0, s * BK);
+        barrier();
+      }
+      if (more) fetch_tiles(t, row0, col0, (s + 1) * BK);  // in flight during the products
+      const uint buf = s % STAGES;
       if (owns_block) {
-        for (uint kk = 0; kk < BK; kk += 16) {
-          MAT_A a0, a1;
-          MAT_B b0, b1;
-          coopMatLoad(a0, w_tile, bm * STRIDE4 + kk / 4, STRIDE4, gl_CooperativeMatrixLayoutRowMajor);
-          coopMatLoad(a1, w_tile, (bm + 16) * STRIDE4 + kk / 4, STRIDE4, gl_CooperativeMatrixLayoutRowMajor);
-          coopMatLoad(b0, x_tile, bn * STRIDE4 + kk / 4, STRIDE4, gl_CooperativeMatrixLayoutColumnMajor);
-          coopMatLoad(b1, x_tile, (bn + 16) * STRIDE4 + kk / 4, STRIDE4, gl_CooperativeMatrixLayoutColumnMajor);
-          c00 = coopMatMulAdd(a0, b0, c00);
-          c01 = coopMatMulAdd(a0, b1, c01);
-          c10 = coopMatMulAdd(a1, b0, c10);
-          c11 = coopMatMulAdd(a1, b1, c11);
+        [[unroll]] for (uint kk = 0; kk < BK; kk += 16) {
+          MAT_A a0, a1, a2, a3;
+          MAT_B b0, b1, b2, b3;
+          LOAD_A(0);
+          LOAD_A(1);
+          if (WM > 32) {
+            LOAD_A(2);
+            LOAD_A(3);
+          }
+          LOAD_B(0);
+          LOAD_B(1);
+          if (WN > 32) {
+            LOAD_B(2);
+            LOAD_B(3);
+          }
+          FOR_BLOCK_TILES(MMA)
         }
       }
+      if (STAGES == 2 && more) store_tiles(t, (s + 1) % 2, (s + 1) * BK);
       barrier();
     }
     if (!owns_block) continue;
-    store_result(c00, block, row0 + bm, col0 + bn);
-    store_result(c01, block, row0 + bm, col0 + bn + 16);
-    store_result(c10, block, row0 + bm + 16, col0 + bn);
-    store_result(c11, block, row0 + bm + 16, col0 + bn + 16);
+    FOR_BLOCK_TILES(STORE)
   }
 }

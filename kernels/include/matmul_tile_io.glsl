@@ -1,12 +1,16 @@
 // What the scalar and the cooperative-matrix matmul share: the push constants, the activation
 // and output bindings, and the fetch of one K step's tiles into registers. The including file
-// has included a matmul_weights_<format>.glsl (binding 0, matmul_weights8), declared BM, BN
-// and BK, set the workgroup size and enabled GL_EXT_control_flow_attributes.
+// has included a matmul_weights_<format>.glsl (binding 0: WeightGroup8, matmul_fetch8,
+// matmul_decode8, matmul_zero8), declared BM, BN, BK and LOAD_THREADS (the invocations that
+// load tiles, numbered 0 .. LOAD_THREADS - 1 by the caller), set the workgroup size and
+// enabled GL_EXT_control_flow_attributes.
 //
 // Y[c][row] (+)= sum_k W[row][k] X[c][k] for one BM (rows) x BN (tokens) tile per workgroup:
-// gl_WorkGroupID.x picks the rows, .y the tokens. The fetch of step k + BK is issued before
-// step k's products, so its global loads are in flight while the products run; the body then
-// moves the registers into shared memory in its own layout.
+// gl_WorkGroupID.x picks the tokens, .y the rows, so the workgroups that run together share
+// weight tiles (read from memory once, then from L2) rather than activation tiles (which are
+// far smaller). The fetch of step k + BK is issued before step k's products and holds the raw
+// words: nothing uses them until the body decodes them into shared memory after the products,
+// so the global loads are in flight while the products run.
 #ifndef PB_MATMUL_TILE_IO_GLSL
 #define PB_MATMUL_TILE_IO_GLSL
 
@@ -26,13 +30,13 @@ layout(push_constant) uniform Push {
 
 // A tile step is BM * BK / 8 weight groups (8 consecutive weights of one row, BK / 8 groups
 // per row, so neighbouring threads read neighbouring bytes of a row) and BN * BK / 4
-// activation vec4s (BK / 4 per token), spread round-robin over the workgroup.
+// activation vec4s (BK / 4 per token), spread round-robin over the loading invocations.
 const uint W_GROUPS = BM * BK / 8;
 const uint X_VECS = BN * BK / 4;
-const uint W_PER_THREAD = (W_GROUPS + gl_WorkGroupSize.x - 1) / gl_WorkGroupSize.x;
-const uint X_PER_THREAD = (X_VECS + gl_WorkGroupSize.x - 1) / gl_WorkGroupSize.x;
+const uint W_PER_THREAD = (W_GROUPS + LOAD_THREADS - 1) / LOAD_THREADS;
+const uint X_PER_THREAD = (X_VECS + LOAD_THREADS - 1) / LOAD_THREADS;
 
-vec4 w_reg[2 * W_PER_THREAD];  // group i: weights kk .. kk+3 in [2i], kk+4 .. kk+7 in [2i+1]
+WeightGroup8 w_reg[W_PER_THREAD];  // raw words, decoded by w_group_values
 vec4 x_reg[X_PER_THREAD];
 
 // Where weight group g and activation vec4 v sit in the tile.
@@ -41,24 +45,28 @@ uint w_group_k(uint g) { return (g % (BK / 8)) * 8; }
 uint x_vec_token(uint v) { return v / (BK / 4); }
 uint x_vec_k(uint v) { return (v % (BK / 4)) * 4; }
 
-// Loads step k0's tiles into w_reg and x_reg; zero beyond the slice's rows, ncols or cols
-// (cols is a multiple of 8, so a group or vec4 is either wholly inside or wholly outside).
-void fetch_tiles(uint row0, uint col0, uint k0) {
+// Loads loader t's share of step k0's tiles into w_reg and x_reg; zero beyond the slice's
+// rows, ncols or cols (cols is a multiple of 8, so a group or vec4 is either wholly inside or
+// wholly outside).
+void fetch_tiles(uint t, uint row0, uint col0, uint k0) {
   [[unroll]] for (uint i = 0; i < W_PER_THREAD; ++i) {
-    const uint g = gl_LocalInvocationID.x + i * gl_WorkGroupSize.x;
+    const uint g = t + i * LOAD_THREADS;
     const uint row = row0 + w_group_row(g), k = k0 + w_group_k(g);
-    w_reg[2 * i] = vec4(0.0);
-    w_reg[2 * i + 1] = vec4(0.0);
-    if (g < W_GROUPS && row < pc.rows && k < pc.cols) {
-      matmul_weights8(row, k, pc.cols, w_reg[2 * i], w_reg[2 * i + 1]);
-    }
+    w_reg[i] = matmul_zero8();
+    if (g < W_GROUPS && row < pc.rows && k < pc.cols) w_reg[i] = matmul_fetch8(row, k, pc.cols);
   }
   [[unroll]] for (uint i = 0; i < X_PER_THREAD; ++i) {
-    const uint v = gl_LocalInvocationID.x + i * gl_WorkGroupSize.x;
+    const uint v = t + i * LOAD_THREADS;
     const uint c = col0 + x_vec_token(v), k = k0 + x_vec_k(v);
     x_reg[i] = vec4(0.0);
     if (v < X_VECS && c < pc.ncols && k < pc.cols) x_reg[i] = x4[(pc.x_offset + c * pc.x_stride + k) >> 2];
   }
+}
+
+// The weights of fetched group i (tile group g = t + i * LOAD_THREADS) of step k0:
+// row[k .. k+3] in lo, row[k+4 .. k+7] in hi.
+void w_group_values(uint i, uint g, uint k0, out vec4 lo, out vec4 hi) {
+  matmul_decode8(w_reg[i], k0 + w_group_k(g), lo, hi);
 }
 
 // Writes (or, with `accumulate`, adds) one result; skips rows and tokens outside the problem.

@@ -1,25 +1,44 @@
 // Matmul weight source for Q4_K (144-byte blocks of 256: f16 d, f16 dmin, 12 scale bytes, 128
 // bytes of nibbles): eight consecutive weights of one 32-weight sub-block, which share a
 // scale and min and lie in 8 consecutive bytes of qs (two words).
+// Contract: matmul_weights_f32.glsl.
 #ifndef PB_MATMUL_WEIGHTS_GLSL
 #define PB_MATMUL_WEIGHTS_GLSL
 
 #include "dequant.glsl"
 
-layout(binding = 0) readonly buffer W { uint w[]; };  // 36 words per block
+// One binding seen two ways, so that a group takes two loads: its block's 16-byte header
+// (blocks are 144 = 9 x 16 bytes, slices start on 16 bytes) and its 8 bytes of nibbles.
+layout(binding = 0) readonly buffer W4 { uvec4 w4[]; };  // 9 per block; [0] = d, dmin, scales
+layout(binding = 0) readonly buffer W2 { uvec2 w2[]; };  // 18 per block
 
-// Weights row[k .. k+7] of the bound slice, k a multiple of 8; ggml's rounding exactly.
-void matmul_weights8(uint row, uint k, uint cols, out vec4 lo, out vec4 hi) {
-  const uint base = (row * (cols / 256) + k / 256) * 36;
+struct WeightGroup8 {
+  uvec4 header;  // f16 d | f16 dmin << 16, then the 12 scale bytes
+  uvec2 qs;      // the two qs words holding the 8 nibbles
+};
+
+// Weights row[k .. k+7] of the bound slice, k a multiple of 8.
+WeightGroup8 matmul_fetch8(uint row, uint k, uint cols) {
+  const uint block = row * (cols / 256) + k / 256;
+  return WeightGroup8(w4[block * 9], w2[block * 18 + 2 + dq_q4_k_qs_byte(k % 256) / 8]);
+}
+
+WeightGroup8 matmul_zero8() { return WeightGroup8(uvec4(0u), uvec2(0u)); }
+
+// ggml's rounding exactly (dq_q4_k_value's, with the nibbles converted without the slower
+// integer-to-float instruction).
+void matmul_decode8(WeightGroup8 g, uint k, out vec4 lo, out vec4 hi) {
   const uint i = k % 256;
-  const uint dm = w[base];
-  const float d = dq_half(dm & 0xffffu), dmin = dq_half(dm >> 16);
-  const uvec2 sm = dq_q4_k_scale_min(uvec3(w[base + 1], w[base + 2], w[base + 3]), i >> 5);
-  const uint word = base + 4 + dq_q4_k_qs_byte(i) / 4;
-  const uint q0 = w[word] >> dq_q4_k_qs_shift(i), q1 = w[word + 1] >> dq_q4_k_qs_shift(i);
+  const float d = dq_half(g.header.x & 0xffffu), dmin = dq_half(g.header.x >> 16);
+  const uvec2 sm = dq_q4_k_scale_min(g.header.yzw, i >> 5);
+  precise const float step = d * float(sm.x);
+  precise const float offset = dmin * float(sm.y);
+  const uint q0 = g.qs.x >> dq_q4_k_qs_shift(i), q1 = g.qs.y >> dq_q4_k_qs_shift(i);
   for (int j = 0; j < 4; ++j) {
-    lo[j] = dq_q4_k_value(d, dmin, sm, (q0 >> (8 * j)) & 0xfu);
-    hi[j] = dq_q4_k_value(d, dmin, sm, (q1 >> (8 * j)) & 0xfu);
+    precise const float a = step * dq_small_uint_to_float((q0 >> (8 * j)) & 0xfu) - offset;
+    precise const float b = step * dq_small_uint_to_float((q1 >> (8 * j)) & 0xfu) - offset;
+    lo[j] = a;
+    hi[j] = b;
   }
 }
 

@@ -1,6 +1,7 @@
 // Matmul weight source for Q6_K (210-byte blocks of 256: 128 bytes ql, 64 bytes qh, 16 int8
 // scales, f16 d): eight consecutive weights, which share one scale and lie in 8 consecutive
 // bytes of ql and of qh. Blocks are only 2-byte aligned, so the data is read as 16-bit words.
+// Contract: matmul_weights_f32.glsl.
 #ifndef PB_MATMUL_WEIGHTS_GLSL
 #define PB_MATMUL_WEIGHTS_GLSL
 
@@ -11,20 +12,34 @@
 
 layout(binding = 0) readonly buffer W { uint16_t w[]; };  // 105 half-words per block
 
-// Weights row[k .. k+7] of the bound slice, k a multiple of 8; ggml's rounding exactly.
-void matmul_weights8(uint row, uint k, uint cols, out vec4 lo, out vec4 hi) {
+struct WeightGroup8 {
+  uint d;           // f16 scale bits
+  uint scale_word;  // the half-word holding the group's int8 scale
+  uvec4 ql, qh;     // four half-words each: two weights per half-word
+};
+
+// Weights row[k .. k+7] of the bound slice, k a multiple of 8.
+WeightGroup8 matmul_fetch8(uint row, uint k, uint cols) {
   const uint base = (row * (cols / 256) + k / 256) * 105;
   const uint i = k % 256;
-  const float d = dq_half(uint(w[base + 104]));
-  const uint scale_byte = 192 + dq_q6_k_scale_index(i);
-  const uint scale_word = uint(w[base + scale_byte / 2]);
-  const int scale = dq_int8((scale_word >> (8 * (scale_byte & 1u))) & 0xffu);
-  const uint ql = base + dq_q6_k_ql_byte(i) / 2;          // even byte offsets: whole half-words
+  const uint ql = base + dq_q6_k_ql_byte(i) / 2;  // even byte offsets: whole half-words
   const uint qh = base + (128 + dq_q6_k_qh_byte(i)) / 2;
+  return WeightGroup8(uint(w[base + 104]), uint(w[base + (192 + dq_q6_k_scale_index(i)) / 2]),
+                      uvec4(uint(w[ql]), uint(w[ql + 1]), uint(w[ql + 2]), uint(w[ql + 3])),
+                      uvec4(uint(w[qh]), uint(w[qh + 1]), uint(w[qh + 2]), uint(w[qh + 3])));
+}
+
+WeightGroup8 matmul_zero8() { return WeightGroup8(0u, 0u, uvec4(0u), uvec4(0u)); }
+
+// ggml's rounding exactly.
+void matmul_decode8(WeightGroup8 g, uint k, out vec4 lo, out vec4 hi) {
+  const uint i = k % 256;
+  const float d = dq_half(g.d);
+  const uint scale_byte = 192 + dq_q6_k_scale_index(i);
+  const int scale = dq_int8((g.scale_word >> (8 * (scale_byte & 1u))) & 0xffu);
   for (int j = 0; j < 4; ++j) {
-    const uint l = uint(w[ql + j]), h = uint(w[qh + j]);
-    const float a = dq_q6_k_value(d, scale, dq_q6_k_quant(l & 0xffu, h & 0xffu, i + 2 * j));
-    const float b = dq_q6_k_value(d, scale, dq_q6_k_quant(l >> 8, h >> 8, i + 2 * j + 1));
+    const float a = dq_q6_k_value(d, scale, dq_q6_k_quant(g.ql[j] & 0xffu, g.qh[j] & 0xffu, i + 2 * j));
+    const float b = dq_q6_k_value(d, scale, dq_q6_k_quant(g.ql[j] >> 8, g.qh[j] >> 8, i + 2 * j + 1));
     if (j < 2) {
       lo[2 * j] = a;
       lo[2 * j + 1] = b;

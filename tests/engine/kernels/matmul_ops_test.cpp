@@ -8,6 +8,7 @@
 
 #include "engine/ops/matmul_cost.h"
 #include "engine/ops/matmul_op.h"
+#include "engine/quant/blocks.h"
 #include "engine/quant/f16.h"
 #include "engine/quant/quantize.h"
 #include "harness/errors.h"
@@ -31,10 +32,32 @@ TEST(MatmulOps, OneOpTilesRowsAndTokens) {
                               BindingLimits::of(device().info()));
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_EQ(ops[0].kernel->name, "matmul_q4_k");
-  EXPECT_EQ(ops[0].groups[0], 3u);  // ceil(300 / 128)
-  EXPECT_EQ(ops[0].groups[1], 2u);  // ceil(100 / 64)
+  EXPECT_EQ(ops[0].groups[0], 2u);  // ceil(100 / 64) token tiles
+  EXPECT_EQ(ops[0].groups[1], 3u);  // ceil(300 / 128) row tiles
   EXPECT_EQ(ops[0].spec.values[5], 256);  // (128 / 8) * (64 / 4) threads
   EXPECT_NO_THROW(validate_op(ops[0], device().info()));
+}
+
+TEST(MatmulOps, CoopmatWorkgroupHoldsTheMultiplyingAndTheLoadingSubgroups) {
+  Buffer w(device(), row_bytes(WeightFormat::Q4_K, 512) * 300, MemoryUse::Device, "w");
+  Buffer x(device(), 4 * 512 * 100, MemoryUse::Device, "x");
+  Buffer y(device(), 4 * 300 * 100, MemoryUse::Device, "y");
+  MatmulChoice choice;
+  choice.coopmat = true;
+  choice.subgroup_size = 32;
+  choice.coop = CoopmatTiling{128, 64, 32, 64, 32, 2};
+  if (find_kernel("matmul_coopmat_q4_k") == nullptr) {  // a build without cooperative matrices
+    EXPECT_THROW(matmul_ops(problem_on(w, x, y, WeightFormat::Q4_K, 300, 512, 100),
+                            BindingLimits::of(device().info()), choice),
+                 UsageError);
+    return;
+  }
+  auto ops = matmul_ops(problem_on(w, x, y, WeightFormat::Q4_K, 300, 512, 100), BindingLimits::of(device().info()),
+                        choice);
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].groups[0], 2u);             // ceil(100 / 64) token tiles
+  EXPECT_EQ(ops[0].groups[1], 3u);             // ceil(300 / 128) row tiles
+  EXPECT_EQ(ops[0].spec.values[5], 4 * 32);    // 2 x 2 subgroup blocks
 }
 
 TEST(MatmulOps, WeightsLargerThanTheBindingRangeAreSplitByRows) {
@@ -87,6 +110,14 @@ TEST(MatmulOps, RejectsTilingsAndShapesTheKernelsCannotRun) {
   coop.coopmat = true;
   coop.coop.bk = 24;
   EXPECT_THROW(matmul_ops(problem_on(w, x, y, WeightFormat::F32, 2, 16, 1), limits, coop), UsageError);
+  coop.coop = CoopmatTiling{};
+  coop.coop.wm = 48;  // blocks are 32 or 64 rows
+  EXPECT_THROW(matmul_ops(problem_on(w, x, y, WeightFormat::F32, 2, 16, 1), limits, coop), UsageError);
+  coop.coop = CoopmatTiling{96, 128, 32, 64, 32, 2};  // 96 rows is no whole number of 64-row blocks
+  EXPECT_THROW(matmul_ops(problem_on(w, x, y, WeightFormat::F32, 2, 16, 1), limits, coop), UsageError);
+  coop.coop = CoopmatTiling{};
+  coop.coop.stages = 3;
+  EXPECT_THROW(matmul_ops(problem_on(w, x, y, WeightFormat::F32, 2, 16, 1), limits, coop), UsageError);
 }
 
 TEST(MatmulOps, ChoosesCoopmatOnlyForTheF16Shape) {
@@ -99,6 +130,8 @@ TEST(MatmulOps, ChoosesCoopmatOnlyForTheF16Shape) {
   const bool compiled = find_kernel("matmul_coopmat_q4_k") != nullptr;
   EXPECT_EQ(choose_matmul(info, WeightFormat::Q4_K).coopmat, compiled);
   EXPECT_FALSE(choose_matmul(info, WeightFormat::Q4_K, false).coopmat);
+  EXPECT_EQ(choose_matmul(info, WeightFormat::F16).coop.bn, kCoopmatTilingFloat.bn);  // per-format tiles
+  EXPECT_EQ(choose_matmul(info, WeightFormat::Q4_K).coop.bn, CoopmatTiling{}.bn);
   info.coopmat_shapes = {{16, 16, 16, "f16", "f16", "f16", "f16", "subgroup"},
                          {16, 8, 16, "f16", "f16", "f32", "f32", "subgroup"}};
   EXPECT_FALSE(choose_matmul(info, WeightFormat::Q4_K).coopmat);
@@ -109,6 +142,7 @@ TEST(MatmulOps, DefaultTilesFitTheirDevicesAndTheirKernelsExist) {
   const MatmulChoice defaults;
   EXPECT_LE(defaults.scalar.shared_bytes(), 32u << 10);  // lavapipe
   EXPECT_LE(defaults.coop.shared_bytes(), 48u << 10);    // NVIDIA without the opt-in
+  EXPECT_LE(kCoopmatTilingFloat.shared_bytes(), 48u << 10);
   EXPECT_LE(kCoopmatTilingSmall.shared_bytes(), 32u << 10);
   DeviceInfo small = device().info();
   small.max_compute_shared_memory = 16 << 10;
@@ -131,22 +165,45 @@ TEST(MatmulCost, CountsFlopsAndCompulsoryBytes) {
 
 float to_half(float v) { return half_bits_to_float(float_to_half_bits(v)); }
 
-// The coopmat kernels' arithmetic on the CPU: f16 weights and activations, float32
-// accumulation. Its worst error relative to sum |w x| (measured 3.6e-5 to 6.9e-5 by format)
-// must sit well inside the tolerance MatmulCoopmatTest uses (1e-3), leaving room for the
-// device's accumulation order.
+// Q4_K weights as matmul_coopmat_q4_k decodes them: d sc and dmin m rounded to f16, then
+// q * (d sc) - dmin m in one fused f16 operation (exact in double, rounded once).
+std::vector<float> q4_k_weights_as_the_coopmat_kernel_decodes(const std::vector<uint8_t>& bytes) {
+  std::vector<float> out;
+  for (size_t at = 0; at + sizeof(BlockQ4_K) <= bytes.size(); at += sizeof(BlockQ4_K)) {
+    BlockQ4_K b;
+    std::memcpy(&b, bytes.data() + at, sizeof b);
+    const float d = half_bits_to_float(b.d), dmin = half_bits_to_float(b.dmin);
+    for (int i = 0; i < 256; ++i) {
+      const ScaleMin sm = q4_k_scale_min(b.scales, i / 32);
+      const double scale = to_half(d * float(sm.scale)), offset = to_half(dmin * float(sm.min));
+      out.push_back(to_half(float(double(q4_k_quant(b, i)) * scale - offset)));
+    }
+  }
+  return out;
+}
+
+// The coopmat kernels' arithmetic on the CPU: f16 weights (for Q4_K as that kernel decodes
+// them, for the others the exact weight rounded once) and activations, float32 accumulation.
+// Its worst error relative to sum |w x| (measured 3.6e-5 to 6.9e-5 by format with weights
+// rounded once; 1.4e-4 for Q4_K with its f16 decode) must sit well inside the tolerance
+// MatmulCoopmatTest uses (1e-3), leaving room for the device's accumulation order.
 TEST(MatmulCoopmatTolerance, F16RoundingStaysWellInsideIt) {
   std::mt19937 rng(3);
   std::normal_distribution<float> normal(0.0f, 0.05f);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   const uint32_t rows = 32, cols = 512, tokens = 16;
   for (WeightFormat f : kAllWeightFormats) {
-    std::vector<float> row(cols), w(size_t(rows) * cols), x(size_t(tokens) * cols);
+    std::vector<float> row(cols), w(size_t(rows) * cols), w_kernel(size_t(rows) * cols), x(size_t(tokens) * cols);
     std::vector<uint8_t> bytes(row_bytes(f, cols));
     for (uint32_t r = 0; r < rows; ++r) {
       for (auto& v : row) v = normal(rng);
       quantize_row(f, row, bytes);
       dequantize_row(f, bytes, std::span(w).subspan(size_t(r) * cols, cols));
+      for (uint32_t k = 0; k < cols; ++k) w_kernel[size_t(r) * cols + k] = to_half(w[size_t(r) * cols + k]);
+      if (f == WeightFormat::Q4_K) {
+        const std::vector<float> decoded = q4_k_weights_as_the_coopmat_kernel_decodes(bytes);
+        std::copy(decoded.begin(), decoded.end(), w_kernel.begin() + size_t(r) * cols);
+      }
     }
     for (auto& v : x) v = uniform(rng);
     double worst = 0;
@@ -158,7 +215,7 @@ TEST(MatmulCoopmatTolerance, F16RoundingStaysWellInsideIt) {
           const float wk = w[size_t(r) * cols + k], xk = x[size_t(c) * cols + k];
           exact += double(wk) * xk;
           m += std::fabs(double(wk) * xk);
-          rounded += to_half(wk) * to_half(xk);
+          rounded += w_kernel[size_t(r) * cols + k] * to_half(xk);
         }
         worst = std::max(worst, std::fabs(rounded - exact) / m);
       }

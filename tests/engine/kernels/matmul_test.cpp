@@ -1,7 +1,8 @@
 // Tiled matmul kernels against the CPU reference and against the DMMV: every format at
 // 1, 7, 64, 100 and 257 tokens (partial and whole column tiles), rows that are not a multiple
 // of the tile, inputs that are not a multiple of 256 (or of the K step), the fused
-// accumulate, and a non-default tiling.
+// accumulate, and non-default tilings (for the coopmat kernel, every subgroup block shape and
+// stage count).
 //
 // Tolerances, relative to m = sum_k |w_k x_k| of the output element:
 //   scalar kernel: 2e-5 m + 1e-6, the DMMV's: float32 tiles and float32 accumulation in a
@@ -17,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <random>
 
 #include "engine/ops/dmmv_op.h"
@@ -103,12 +105,17 @@ struct MatmulCase {
   uint32_t rows, cols, tokens;
   bool accumulate;
   ScalarTiling tiling;
+  std::optional<CoopmatTiling> coop = std::nullopt;  // coopmat cases: the device's default if unset
 };
 
 void PrintTo(const MatmulCase& c, std::ostream* os) {
   *os << format_name(c.format) << " " << c.rows << "x" << c.cols << " tokens=" << c.tokens
       << (c.accumulate ? " accumulate" : "") << " tiles " << c.tiling.bm << "x" << c.tiling.bn << "x"
       << c.tiling.bk << "/" << c.tiling.tm << "x" << c.tiling.tn;
+  if (c.coop) {
+    *os << " coop " << c.coop->bm << "x" << c.coop->bn << "x" << c.coop->bk << " blocks " << c.coop->wm << "x"
+        << c.coop->wn << " stages " << c.coop->stages;
+  }
 }
 
 class MatmulTest : public GpuTest, public ::testing::WithParamInterface<MatmulCase> {};
@@ -174,10 +181,18 @@ class MatmulCoopmatTest : public GpuTest, public ::testing::WithParamInterface<M
 
 TEST_P(MatmulCoopmatTest, MatchesTheReferenceWhereAvailable) {
   const MatmulCase& p = GetParam();
-  const MatmulChoice choice = choose_matmul(device().info(), p.format);
+  MatmulChoice choice = choose_matmul(device().info(), p.format);
   const bool compiled = find_kernel(matmul_kernel_name(p.format, true)) != nullptr;
   const bool available = compiled && has_coopmat_f16_16x16x16(device().info());
   ASSERT_EQ(choice.coopmat, available);
+  if (p.coop) {
+    // The tilings below fit in 48 KiB of shared memory and 512 invocations, which every
+    // device with the 16x16x16 shape offers.
+    if (available) {
+      ASSERT_TRUE(coopmat_tiling_fits(device().info(), *p.coop));
+    }
+    choice.coop = *p.coop;
+  }
   const Inputs in = random_inputs(p.format, p.rows, p.cols, p.tokens, 5 + p.tokens);
   if (!available) {
     if (!compiled) {
@@ -208,6 +223,18 @@ std::vector<MatmulCase> coopmat_cases() {
   }
   for (WeightFormat f : {WeightFormat::F32, WeightFormat::F16, WeightFormat::Q8_0}) {
     list.push_back({f, 96, 96, 100, true, {}});  // K step 32 over cols 96
+  }
+  // Every subgroup block shape, both stage counts and K steps 16 to 64 (a partial K step at
+  // cols 96 for bk 64), over whole 16 x 16 tiles written straight to y and edge tiles
+  // written through the staging tile, with and without the accumulate.
+  const CoopmatTiling tilings[] = {{128, 128, 32, 32, 32, 1}, {128, 128, 32, 64, 32, 2}, {128, 128, 32, 32, 64, 2},
+                                   {128, 128, 16, 64, 64, 2}, {64, 64, 64, 32, 32, 2},   {128, 128, 64, 64, 64, 1}};
+  for (const CoopmatTiling& t : tilings) {
+    for (WeightFormat f : {WeightFormat::F16, WeightFormat::Q4_K}) {
+      list.push_back({f, 272, 512, 160, false, {}, t});
+      list.push_back({f, 200, 256, 45, true, {}, t});
+    }
+    list.push_back({WeightFormat::Q8_0, 96, 96, 48, true, {}, t});
   }
   return list;
 }
