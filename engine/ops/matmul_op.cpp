@@ -74,6 +74,8 @@ namespace {
 uint32_t coopmat_subgroup_size(const DeviceInfo& info) { return std::max<uint32_t>(info.subgroup_size, 32); }
 }  // namespace
 
+uint32_t coopmat_weight_group(WeightFormat format) { return format == WeightFormat::Q4_K ? 32 : 8; }
+
 bool coopmat_tiling_fits(const DeviceInfo& info, const CoopmatTiling& t) {
   return t.shared_bytes() <= info.max_compute_shared_memory &&
          t.threads(coopmat_subgroup_size(info)) <= info.max_workgroup_invocations;
@@ -104,6 +106,11 @@ std::vector<Op> matmul_ops(const ProjectionProblem& p, const BindingLimits& limi
   require(p.x_stride % 4 == 0 && p.x_stride >= p.cols && p.y_stride >= p.rows,
           "x_stride must be a multiple of 4 and >= cols, y_stride >= rows");
   check_tiling(choice);
+  if (choice.coopmat) {
+    require(choice.coop.bk % coopmat_weight_group(p.format) == 0,
+            std::string("coopmat bk must be a multiple of ") + std::to_string(coopmat_weight_group(p.format)) +
+                " for " + std::string(format_name(p.format)) + " (the weight groups its kernel decodes)");
+  }
   const char* name = matmul_kernel_name(p.format, choice.coopmat);
   const Kernel* k = find_kernel(name);
   require(k != nullptr, std::string("kernel ") + name +

@@ -41,6 +41,10 @@ struct MatmulPush {
 // coopmat kernels are written for (and cooperative matrix is enabled).
 bool has_coopmat_f16_16x16x16(const DeviceInfo& info);
 
+// Weights per group of the coopmat kernel's weight source (kernels/include/matmul_weights_*):
+// its K step must be a multiple of this. 32 for Q4_K (whole sub-blocks), 8 otherwise.
+uint32_t coopmat_weight_group(WeightFormat format);
+
 // True when tiling `t` fits the device's shared memory and workgroup size (the workgroup is
 // t.blocks() subgroups of at least 32 invocations).
 bool coopmat_tiling_fits(const DeviceInfo& info, const CoopmatTiling& t);

@@ -52,7 +52,7 @@ void register_matmul_benchmarks(GpuBenchmarks& benchmarks) {
       }
       if (variants.size() < 2) continue;
       for (const CoopmatTiling& t : kCoopmatTilings) {
-        if (!coopmat_tiling_fits(env.info(), t)) continue;
+        if (!coopmat_tiling_fits(env.info(), t) || t.bk % coopmat_weight_group(format) != 0) continue;
         for (const uint32_t tokens : env.shapes().matmul_tokens) {
           const std::string name = "matmul_coopmat_tuning/" + std::string(format_name(format)) + "/" + shape.name() +
                                    "/tokens:" + std::to_string(tokens) + "/bm:" + std::to_string(t.bm) +

@@ -42,6 +42,12 @@ shared float x_tile[BK * (BN + 1)];
 
 float acc[TM * TN];
 
+// The weights of fetched group i (tile group g = t + i * LOAD_THREADS) of step k0:
+// row[k .. k+3] in lo, row[k+4 .. k+7] in hi.
+void w_group_values(uint i, uint g, uint k0, out vec4 lo, out vec4 hi) {
+  matmul_decode8(w_reg[i], k0 + w_group_k(g), lo, hi);
+}
+
 // Decodes the fetched registers of step k0 into the k-major tiles.
 void store_tiles(uint k0) {
   [[unroll]] for (uint i = 0; i < W_PER_THREAD; ++i) {

@@ -18,9 +18,9 @@
 // while step s is multiplied from the other, so a step needs one barrier, not two.
 //
 // Precision: weights and activations are rounded to f16 (relative 2^-11 each) before the
-// products, accumulation is f32. A kernel may decode its weights straight to f16 (defining
-// MATMUL_DECODE8_F16 and matmul_decode8_f16 before this body, as the Q4_K one does); the
-// others decode to float and convert. Either way the tiles hold every four consecutive k in
+// products, accumulation is f32. A weight source may decode its groups straight to f16
+// (defining MATMUL_DECODE_F16 and matmul_decode_f16, as matmul_weights_q4_k32.glsl does); the
+// others decode 8 weights to float and convert. Either way the tiles hold every four consecutive k in
 // f16_bytes.glsl's k_order (0, 2, 1, 3), the activations as well, which leaves the sums
 // unchanged. An activation beyond 65504 overflows to inf: a limit of
 // every f16 matmul, accepted as llama.cpp's is.
@@ -54,13 +54,13 @@ const uint LOAD_THREADS = gl_WorkGroupSize.x;  // every invocation loads its sha
 
 #include "matmul_tile_io.glsl"
 
-#ifndef MATMUL_DECODE8_F16
-// Group g's weights in k_order: row[k, k+2, k+1, k+3] in lo, row[k+4, k+6, k+5, k+7] in hi.
-void matmul_decode8_f16(WeightGroup8 g, uint k, out f16vec4 lo, out f16vec4 hi) {
-  vec4 a, b;
-  matmul_decode8(g, k, a, b);
-  lo = f16vec4(a.xzyw);
-  hi = f16vec4(b.xzyw);
+#ifndef MATMUL_DECODE_F16
+// Group g's weights in k_order: row[k, k+2, k+1, k+3] in v[0], row[k+4, k+6, k+5, k+7] in v[1].
+void matmul_decode_f16(WeightGroup g, uint k, out f16vec4 v[MATMUL_GROUP / 4]) {
+  vec4 lo, hi;
+  matmul_decode8(g, k, lo, hi);
+  v[0] = f16vec4(lo.xzyw);
+  v[1] = f16vec4(hi.xzyw);
 }
 #endif
 
@@ -84,10 +84,9 @@ void store_tiles(uint t, uint buf, uint k0) {
     const uint g = t + i * LOAD_THREADS;
     if (g >= W_GROUPS) break;
     const uint at = buf * W_TILE4 + w_group_row(g) * STRIDE4 + w_group_k(g) / 4;
-    f16vec4 lo, hi;
-    matmul_decode8_f16(w_reg[i], k0 + w_group_k(g), lo, hi);
-    w_tile[at] = lo;
-    w_tile[at + 1] = hi;
+    f16vec4 v[MATMUL_GROUP / 4];
+    matmul_decode_f16(w_reg[i], k0 + w_group_k(g), v);
+    [[unroll]] for (uint j = 0; j < MATMUL_GROUP / 4; ++j) w_tile[at + j] = v[j];
   }
   [[unroll]] for (uint i = 0; i < X_PER_THREAD; ++i) {
     const uint v = t + i * LOAD_THREADS;

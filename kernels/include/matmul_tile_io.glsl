@@ -1,7 +1,8 @@
 // What the scalar and the cooperative-matrix matmul share: the push constants, the activation
 // and output bindings, and the fetch of one K step's tiles into registers. The including file
-// has included a matmul_weights_<format>.glsl (binding 0: WeightGroup8, matmul_fetch8,
-// matmul_decode8, matmul_zero8), declared BM, BN, BK and LOAD_THREADS (the invocations that
+// has included a matmul_weights_<format>.glsl (binding 0: WeightGroup, matmul_fetch_group,
+// matmul_zero_group and a decode; MATMUL_GROUP if its groups are not 8 weights), declared BM,
+// BN, BK and LOAD_THREADS (the invocations that
 // load tiles, numbered 0 .. LOAD_THREADS - 1 by the caller), set the workgroup size and
 // enabled GL_EXT_control_flow_attributes.
 //
@@ -28,32 +29,36 @@ layout(push_constant) uniform Push {
   uint y_offset;  // floats from the y binding's start to column 0
 } pc;
 
-// A tile step is BM * BK / 8 weight groups (8 consecutive weights of one row, BK / 8 groups
-// per row, so neighbouring threads read neighbouring bytes of a row) and BN * BK / 4
-// activation vec4s (BK / 4 per token), spread round-robin over the loading invocations.
-const uint W_GROUPS = BM * BK / 8;
+// A tile step is BM * BK / MATMUL_GROUP weight groups (MATMUL_GROUP consecutive weights of one
+// row, so neighbouring threads read neighbouring bytes of a row) and BN * BK / 4 activation
+// vec4s (BK / 4 per token), spread round-robin over the loading invocations. BK must be a
+// multiple of MATMUL_GROUP (the op builder checks).
+#ifndef MATMUL_GROUP
+#define MATMUL_GROUP 8
+#endif
+const uint W_GROUPS = BM * BK / MATMUL_GROUP;
 const uint X_VECS = BN * BK / 4;
 const uint W_PER_THREAD = (W_GROUPS + LOAD_THREADS - 1) / LOAD_THREADS;
 const uint X_PER_THREAD = (X_VECS + LOAD_THREADS - 1) / LOAD_THREADS;
 
-WeightGroup8 w_reg[W_PER_THREAD];  // raw words, decoded by w_group_values
+WeightGroup w_reg[W_PER_THREAD];  // raw words, decoded by w_group_values
 vec4 x_reg[X_PER_THREAD];
 
 // Where weight group g and activation vec4 v sit in the tile.
-uint w_group_row(uint g) { return g / (BK / 8); }
-uint w_group_k(uint g) { return (g % (BK / 8)) * 8; }
+uint w_group_row(uint g) { return g / (BK / MATMUL_GROUP); }
+uint w_group_k(uint g) { return (g % (BK / MATMUL_GROUP)) * MATMUL_GROUP; }
 uint x_vec_token(uint v) { return v / (BK / 4); }
 uint x_vec_k(uint v) { return (v % (BK / 4)) * 4; }
 
 // Loads loader t's share of step k0's tiles into w_reg and x_reg; zero beyond the slice's
-// rows, ncols or cols (cols is a multiple of 8, so a group or vec4 is either wholly inside or
+// rows, ncols or cols (cols is a multiple of the group, so a group or vec4 is either wholly inside or
 // wholly outside).
 void fetch_tiles(uint t, uint row0, uint col0, uint k0) {
   [[unroll]] for (uint i = 0; i < W_PER_THREAD; ++i) {
     const uint g = t + i * LOAD_THREADS;
     const uint row = row0 + w_group_row(g), k = k0 + w_group_k(g);
-    w_reg[i] = matmul_zero8();
-    if (g < W_GROUPS && row < pc.rows && k < pc.cols) w_reg[i] = matmul_fetch8(row, k, pc.cols);
+    w_reg[i] = matmul_zero_group();
+    if (g < W_GROUPS && row < pc.rows && k < pc.cols) w_reg[i] = matmul_fetch_group(row, k, pc.cols);
   }
   [[unroll]] for (uint i = 0; i < X_PER_THREAD; ++i) {
     const uint v = t + i * LOAD_THREADS;
@@ -61,12 +66,6 @@ void fetch_tiles(uint t, uint row0, uint col0, uint k0) {
     x_reg[i] = vec4(0.0);
     if (v < X_VECS && c < pc.ncols && k < pc.cols) x_reg[i] = x4[(pc.x_offset + c * pc.x_stride + k) >> 2];
   }
-}
-
-// The weights of fetched group i (tile group g = t + i * LOAD_THREADS) of step k0:
-// row[k .. k+3] in lo, row[k+4 .. k+7] in hi.
-void w_group_values(uint i, uint g, uint k0, out vec4 lo, out vec4 hi) {
-  matmul_decode8(w_reg[i], k0 + w_group_k(g), lo, hi);
 }
 
 // Writes (or, with `accumulate`, adds) one result; skips rows and tokens outside the problem.

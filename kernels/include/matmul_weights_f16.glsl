@@ -7,16 +7,16 @@
 
 layout(binding = 0) readonly buffer W { uvec4 w[]; };
 
-struct WeightGroup8 {
+struct WeightGroup {
   uvec4 q;  // eight f16
 };
 
 // Weights row[k .. k+7] of the bound slice, k a multiple of 8.
-WeightGroup8 matmul_fetch8(uint row, uint k, uint cols) { return WeightGroup8(w[(row * cols + k) >> 3]); }
+WeightGroup matmul_fetch_group(uint row, uint k, uint cols) { return WeightGroup(w[(row * cols + k) >> 3]); }
 
-WeightGroup8 matmul_zero8() { return WeightGroup8(uvec4(0u)); }
+WeightGroup matmul_zero_group() { return WeightGroup(uvec4(0u)); }
 
-void matmul_decode8(WeightGroup8 g, uint k, out vec4 lo, out vec4 hi) {
+void matmul_decode8(WeightGroup g, uint k, out vec4 lo, out vec4 hi) {
   lo = vec4(unpackHalf2x16(g.q.x), unpackHalf2x16(g.q.y));
   hi = vec4(unpackHalf2x16(g.q.z), unpackHalf2x16(g.q.w));
 }

@@ -12,22 +12,22 @@
 layout(binding = 0) readonly buffer W4 { uvec4 w4[]; };  // 9 per block; [0] = d, dmin, scales
 layout(binding = 0) readonly buffer W2 { uvec2 w2[]; };  // 18 per block
 
-struct WeightGroup8 {
+struct WeightGroup {
   uvec4 header;  // f16 d | f16 dmin << 16, then the 12 scale bytes
   uvec2 qs;      // the two qs words holding the 8 nibbles
 };
 
 // Weights row[k .. k+7] of the bound slice, k a multiple of 8.
-WeightGroup8 matmul_fetch8(uint row, uint k, uint cols) {
+WeightGroup matmul_fetch_group(uint row, uint k, uint cols) {
   const uint block = row * (cols / 256) + k / 256;
-  return WeightGroup8(w4[block * 9], w2[block * 18 + 2 + dq_q4_k_qs_byte(k % 256) / 8]);
+  return WeightGroup(w4[block * 9], w2[block * 18 + 2 + dq_q4_k_qs_byte(k % 256) / 8]);
 }
 
-WeightGroup8 matmul_zero8() { return WeightGroup8(uvec4(0u), uvec2(0u)); }
+WeightGroup matmul_zero_group() { return WeightGroup(uvec4(0u), uvec2(0u)); }
 
 // ggml's rounding exactly (dq_q4_k_value's, with the nibbles converted without the slower
 // integer-to-float instruction).
-void matmul_decode8(WeightGroup8 g, uint k, out vec4 lo, out vec4 hi) {
+void matmul_decode8(WeightGroup g, uint k, out vec4 lo, out vec4 hi) {
   const uint i = k % 256;
   const float d = dq_half(g.header.x & 0xffffu), dmin = dq_half(g.header.x >> 16);
   const uvec2 sm = dq_q4_k_scale_min(g.header.yzw, i >> 5);

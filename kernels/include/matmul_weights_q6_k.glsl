@@ -12,27 +12,27 @@
 
 layout(binding = 0) readonly buffer W { uint16_t w[]; };  // 105 half-words per block
 
-struct WeightGroup8 {
+struct WeightGroup {
   uint d;           // f16 scale bits
   uint scale_word;  // the half-word holding the group's int8 scale
   uvec4 ql, qh;     // four half-words each: two weights per half-word
 };
 
 // Weights row[k .. k+7] of the bound slice, k a multiple of 8.
-WeightGroup8 matmul_fetch8(uint row, uint k, uint cols) {
+WeightGroup matmul_fetch_group(uint row, uint k, uint cols) {
   const uint base = (row * (cols / 256) + k / 256) * 105;
   const uint i = k % 256;
   const uint ql = base + dq_q6_k_ql_byte(i) / 2;  // even byte offsets: whole half-words
   const uint qh = base + (128 + dq_q6_k_qh_byte(i)) / 2;
-  return WeightGroup8(uint(w[base + 104]), uint(w[base + (192 + dq_q6_k_scale_index(i)) / 2]),
+  return WeightGroup(uint(w[base + 104]), uint(w[base + (192 + dq_q6_k_scale_index(i)) / 2]),
                       uvec4(uint(w[ql]), uint(w[ql + 1]), uint(w[ql + 2]), uint(w[ql + 3])),
                       uvec4(uint(w[qh]), uint(w[qh + 1]), uint(w[qh + 2]), uint(w[qh + 3])));
 }
 
-WeightGroup8 matmul_zero8() { return WeightGroup8(0u, 0u, uvec4(0u), uvec4(0u)); }
+WeightGroup matmul_zero_group() { return WeightGroup(0u, 0u, uvec4(0u), uvec4(0u)); }
 
 // ggml's rounding exactly.
-void matmul_decode8(WeightGroup8 g, uint k, out vec4 lo, out vec4 hi) {
+void matmul_decode8(WeightGroup g, uint k, out vec4 lo, out vec4 hi) {
   const uint i = k % 256;
   const float d = dq_half(g.d);
   const uint scale_byte = 192 + dq_q6_k_scale_index(i);

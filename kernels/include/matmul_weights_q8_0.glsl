@@ -11,21 +11,21 @@
 
 layout(binding = 0) readonly buffer W { uint16_t w[]; };  // 17 half-words per block
 
-struct WeightGroup8 {
+struct WeightGroup {
   uint d;     // f16 scale bits
   uvec4 q;    // four half-words: the 8 quants, two per half-word
 };
 
 // Weights row[k .. k+7] of the bound slice, k a multiple of 8.
-WeightGroup8 matmul_fetch8(uint row, uint k, uint cols) {
+WeightGroup matmul_fetch_group(uint row, uint k, uint cols) {
   const uint base = (row * (cols / 32) + k / 32) * 17;
   const uint q = base + 1 + (k % 32) / 2;  // first of four half-words holding the 8 quants
-  return WeightGroup8(uint(w[base]), uvec4(uint(w[q]), uint(w[q + 1]), uint(w[q + 2]), uint(w[q + 3])));
+  return WeightGroup(uint(w[base]), uvec4(uint(w[q]), uint(w[q + 1]), uint(w[q + 2]), uint(w[q + 3])));
 }
 
-WeightGroup8 matmul_zero8() { return WeightGroup8(0u, uvec4(0u)); }
+WeightGroup matmul_zero_group() { return WeightGroup(0u, uvec4(0u)); }
 
-void matmul_decode8(WeightGroup8 g, uint k, out vec4 lo, out vec4 hi) {
+void matmul_decode8(WeightGroup g, uint k, out vec4 lo, out vec4 hi) {
   const float d = dq_half(g.d);
   for (int j = 0; j < 2; ++j) {
     lo[2 * j] = dq_q8_0_value(d, dq_int8(g.q[j] & 0xffu));

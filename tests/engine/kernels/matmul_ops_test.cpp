@@ -116,6 +116,14 @@ TEST(MatmulOps, RejectsTilingsAndShapesTheKernelsCannotRun) {
   coop.coop = CoopmatTiling{96, 128, 32, 64, 32, 2};  // 96 rows is no whole number of 64-row blocks
   EXPECT_THROW(matmul_ops(problem_on(w, x, y, WeightFormat::F32, 2, 16, 1), limits, coop), UsageError);
   coop.coop = CoopmatTiling{};
+  coop.coop.bk = 16;  // Q4_K's coopmat weight groups are whole 32-weight sub-blocks
+  Buffer wq(device(), row_bytes(WeightFormat::Q4_K, 256) * 4, MemoryUse::Device, "wq");
+  EXPECT_THROW(matmul_ops(problem_on(wq, x, y, WeightFormat::Q4_K, 4, 256, 1), limits, coop), UsageError);
+  coop.coop.bk = 32;
+  if (find_kernel("matmul_coopmat_q4_k") != nullptr) {
+    EXPECT_NO_THROW(matmul_ops(problem_on(wq, x, y, WeightFormat::Q4_K, 4, 256, 1), limits, coop));
+  }
+  coop.coop = CoopmatTiling{};
   coop.coop.stages = 3;
   EXPECT_THROW(matmul_ops(problem_on(w, x, y, WeightFormat::F32, 2, 16, 1), limits, coop), UsageError);
 }

@@ -231,6 +231,7 @@ std::vector<MatmulCase> coopmat_cases() {
                                    {128, 128, 16, 64, 64, 2}, {64, 64, 64, 32, 32, 2},   {128, 128, 64, 64, 64, 1}};
   for (const CoopmatTiling& t : tilings) {
     for (WeightFormat f : {WeightFormat::F16, WeightFormat::Q4_K}) {
+      if (t.bk % coopmat_weight_group(f) != 0) continue;  // rejected: RejectsTilingsAndShapes...
       list.push_back({f, 272, 512, 160, false, {}, t});
       list.push_back({f, 200, 256, 45, true, {}, t});
     }
