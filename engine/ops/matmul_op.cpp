@@ -74,7 +74,9 @@ namespace {
 uint32_t coopmat_subgroup_size(const DeviceInfo& info) { return std::max<uint32_t>(info.subgroup_size, 32); }
 }  // namespace
 
-uint32_t coopmat_weight_group(WeightFormat format) { return format == WeightFormat::Q4_K ? 32 : 8; }
+uint32_t coopmat_weight_group(WeightFormat format) {
+  return format == WeightFormat::Q4_K || format == WeightFormat::Q8_0 ? 32 : 8;
+}
 
 bool coopmat_tiling_fits(const DeviceInfo& info, const CoopmatTiling& t) {
   return t.shared_bytes() <= info.max_compute_shared_memory &&
