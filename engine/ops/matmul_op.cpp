@@ -75,7 +75,7 @@ uint32_t coopmat_subgroup_size(const DeviceInfo& info) { return std::max<uint32_
 }  // namespace
 
 uint32_t coopmat_weight_group(WeightFormat format) {
-  return format == WeightFormat::Q4_K || format == WeightFormat::Q8_0 ? 32 : 8;
+  return format == WeightFormat::F32 || format == WeightFormat::F16 ? 8 : 32;
 }
 
 bool coopmat_tiling_fits(const DeviceInfo& info, const CoopmatTiling& t) {

@@ -42,8 +42,8 @@ struct MatmulPush {
 bool has_coopmat_f16_16x16x16(const DeviceInfo& info);
 
 // Weights per group of the coopmat kernel's weight source (kernels/include/matmul_weights_*):
-// its K step must be a multiple of this. 32 for Q4_K (whole sub-blocks) and Q8_0 (whole
-// blocks), 8 otherwise.
+// its K step must be a multiple of this: 32 for the quantized formats (a Q4_K sub-block, a
+// Q8_0 block, 32 weights of a Q6_K block sharing their bit positions), 8 for F16 and F32.
 uint32_t coopmat_weight_group(WeightFormat format);
 
 // True when tiling `t` fits the device's shared memory and workgroup size (the workgroup is

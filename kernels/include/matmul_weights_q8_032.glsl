@@ -10,15 +10,7 @@
 #ifndef PB_MATMUL_WEIGHTS_GLSL
 #define PB_MATMUL_WEIGHTS_GLSL
 
-#extension GL_EXT_shader_16bit_storage : require
-
-#include "dequant.glsl"
-#include "f16_bytes.glsl"
-
-#define MATMUL_GROUP 32
-
-layout(binding = 0) readonly buffer W { uint w[]; };
-layout(binding = 0) readonly buffer W16 { uint16_t w16[]; };
+#include "matmul_weights_words.glsl"
 
 struct WeightGroup {
   uint words[9];  // the aligned words covering the block
@@ -53,7 +45,7 @@ void matmul_decode_f16(WeightGroup g, uint k, out f16vec4 v[MATMUL_GROUP / 4]) {
   const uint d_bits = g.odd ? g.words[0] >> 16 : g.words[0] & 0xffffu;
   const float16_t d = float16_t(dq_half(d_bits));
   [[unroll]] for (uint m = 0; m < 8; ++m) {
-    const uint quants = g.odd ? g.words[m + 1] : (g.words[m] >> 16) | (g.words[m + 1] << 16);
+    const uint quants = g.odd ? g.words[m + 1] : joined_word(g.words[m], g.words[m + 1], true);
     v[m] = signed_bytes_f16(quants, d);
   }
 }

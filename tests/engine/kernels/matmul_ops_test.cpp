@@ -190,10 +190,26 @@ std::vector<float> q4_k_weights_as_the_coopmat_kernel_decodes(const std::vector<
   return out;
 }
 
-// The coopmat kernels' arithmetic on the CPU: f16 weights (for Q4_K as that kernel decodes
-// them, for the others the exact weight rounded once) and activations, float32 accumulation.
-// Its worst error relative to sum |w x| (measured 3.6e-5 to 6.9e-5 by format with weights
-// rounded once; 1.4e-4 for Q4_K with its f16 decode) must sit well inside the tolerance
+// Q6_K weights as matmul_coopmat_q6_k decodes them: d scale rounded to f16, then (q - 32)
+// times it rounded once.
+std::vector<float> q6_k_weights_as_the_coopmat_kernel_decodes(const std::vector<uint8_t>& bytes) {
+  std::vector<float> out;
+  for (size_t at = 0; at + sizeof(BlockQ6_K) <= bytes.size(); at += sizeof(BlockQ6_K)) {
+    BlockQ6_K b;
+    std::memcpy(&b, bytes.data() + at, sizeof b);
+    const float d = half_bits_to_float(b.d);
+    for (int i = 0; i < 256; ++i) {
+      const double scale = to_half(d * float(b.scales[i / 16]));
+      out.push_back(to_half(float((double(q6_k_quant(b, i)) - 32.0) * scale)));
+    }
+  }
+  return out;
+}
+
+// The coopmat kernels' arithmetic on the CPU: f16 weights (for Q4_K and Q6_K as their kernels
+// decode them, for the others the exact weight rounded once) and activations, float32
+// accumulation. Its worst error relative to sum |w x| (measured 3.6e-5 to 6.9e-5 by format
+// with weights rounded once; 1.4e-4 for Q4_K, 9.0e-5 for Q6_K) must sit well inside the tolerance
 // MatmulCoopmatTest uses (1e-3), leaving room for the device's accumulation order.
 TEST(MatmulCoopmatTolerance, F16RoundingStaysWellInsideIt) {
   std::mt19937 rng(3);
@@ -208,8 +224,9 @@ TEST(MatmulCoopmatTolerance, F16RoundingStaysWellInsideIt) {
       quantize_row(f, row, bytes);
       dequantize_row(f, bytes, std::span(w).subspan(size_t(r) * cols, cols));
       for (uint32_t k = 0; k < cols; ++k) w_kernel[size_t(r) * cols + k] = to_half(w[size_t(r) * cols + k]);
-      if (f == WeightFormat::Q4_K) {
-        const std::vector<float> decoded = q4_k_weights_as_the_coopmat_kernel_decodes(bytes);
+      if (f == WeightFormat::Q4_K || f == WeightFormat::Q6_K) {
+        const std::vector<float> decoded = f == WeightFormat::Q4_K ? q4_k_weights_as_the_coopmat_kernel_decodes(bytes)
+                                                                   : q6_k_weights_as_the_coopmat_kernel_decodes(bytes);
         std::copy(decoded.begin(), decoded.end(), w_kernel.begin() + size_t(r) * cols);
       }
     }

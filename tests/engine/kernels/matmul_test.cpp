@@ -227,6 +227,8 @@ std::vector<MatmulCase> coopmat_cases() {
   // Q8_0 blocks are 34 bytes: with 3 per row and 75 rows the binding ends on an even block,
   // whose last two bytes the kernel must read without passing the end.
   list.push_back({WeightFormat::Q8_0, 75, 96, 20, false, {}});
+  // Q6_K blocks are 210 bytes: with one per row, every other row's block is only 2-byte aligned.
+  list.push_back({WeightFormat::Q6_K, 75, 256, 20, true, {}});
   // Every subgroup block shape, both stage counts and K steps 16 to 64 (a partial K step at
   // cols 96 for bk 64), over whole 16 x 16 tiles written straight to y and edge tiles
   // written through the staging tile, with and without the accumulate.

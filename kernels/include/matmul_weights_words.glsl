@@ -1,0 +1,22 @@
+// What the cooperative-matrix weight sources of 2-byte-aligned blocks share (Q8_0's are 34
+// bytes, Q6_K's 210): groups of 32 weights decoded straight to f16 (f16_bytes.glsl), and the
+// weights bound twice, as 32-bit words for the runs of quants and as 16-bit words for the
+// scales and for bytes that a whole word would read past the block.
+#ifndef PB_MATMUL_WEIGHTS_WORDS_GLSL
+#define PB_MATMUL_WEIGHTS_WORDS_GLSL
+
+#extension GL_EXT_shader_16bit_storage : require
+
+#include "dequant.glsl"
+#include "f16_bytes.glsl"
+
+#define MATMUL_GROUP 32
+
+layout(binding = 0) readonly buffer W { uint w[]; };
+layout(binding = 0) readonly buffer W16 { uint16_t w16[]; };
+
+// A word of a run of bytes read as whole words: lo itself, or, where the run starts 2 bytes
+// into its first word (`shifted`), the upper half of lo joined to the lower half of hi.
+uint joined_word(uint lo, uint hi, bool shifted) { return shifted ? (lo >> 16) | (hi << 16) : lo; }
+
+#endif
