@@ -12,18 +12,20 @@
 // of the 64-wide halves sit behind WM > 32 and WN > 32, which the driver folds away.
 //
 // Why the block: per 16-deep slice a subgroup loads WM/16 + WN/16 matrices from shared
-// memory for (WM/16) * (WN/16) products, so a 64 x 64 block needs half the shared-memory
-// reads per product of a 32 x 32 one, and shared-memory bandwidth is what a 16x16x16 product
-// competes with. STAGES = 2 keeps two shared tiles per operand: step s + 1 is stored into one
-// while step s is multiplied from the other, so a step needs one barrier, not two.
+// memory for (WM/16) * (WN/16) products, so a 64 x 32 block needs fewer shared-memory reads per
+// product than a 32 x 32 one. STAGES = 2 keeps two shared tiles per operand: step s + 1 is
+// stored into one while step s is multiplied from the other, so a step needs one barrier, not
+// two. Which tiling wins depends on the weights and the shape: the matmul_coopmat_tuning
+// benchmarks measure them (docs/GPU_FIGURES.md, also for what bounds the kernel: the loads, the
+// decode and the products of a step follow one another rather than overlap).
 //
 // Precision: weights and activations are rounded to f16 (relative 2^-11 each) before the
 // products, accumulation is f32. A weight source may decode its groups straight to f16
 // (defining MATMUL_DECODE_F16 and matmul_decode_f16, as matmul_weights_q4_k32.glsl does); the
-// others decode 8 weights to float and convert. Either way the tiles hold every four consecutive k in
-// f16_bytes.glsl's k_order (0, 2, 1, 3), the activations as well, which leaves the sums
-// unchanged. An activation beyond 65504 overflows to inf: a limit of
-// every f16 matmul, accepted as llama.cpp's is.
+// others decode 8 weights to float and convert. Either way the tiles hold every four
+// consecutive k in f16_bytes.glsl's k_order (0, 2, 1, 3), the activations as well, which leaves
+// the sums unchanged. An activation beyond 65504 overflows to inf: a limit of every f16
+// matmul, accepted as llama.cpp's is.
 //
 // Subgroups: the tile holds BLOCKS = (BM / WM) * (BN / WN) subgroup blocks and the op builder
 // sizes the workgroup as BLOCKS subgroups of the device's subgroup size. Should the driver
@@ -78,7 +80,7 @@ shared f16vec4 w_tile[STAGES * W_TILE4];  // row-major: weight row r at r * STRI
 shared f16vec4 x_tile[STAGES * X_TILE4];  // token-major: token c at c * STRIDE4 (B column-major)
 shared float stage[BLOCKS * 256];         // one 16 x 16 result per subgroup block, for edges
 
-// Decodes loader t's fetched registers of step k0 into tile buffer `buf` as f16, in k_order.
+// Decodes invocation t's fetched registers of step k0 into tile buffer `buf` as f16, in k_order.
 void store_tiles(uint t, uint buf, uint k0) {
   [[unroll]] for (uint i = 0; i < W_PER_THREAD; ++i) {
     const uint g = t + i * LOAD_THREADS;
@@ -174,7 +176,7 @@ void main() {
         store_tiles(t, 0, s * BK);
         barrier();
       }
-      if (more) fetch_tiles(t, row0, col0, (s + 1) * BK);  // in flight during the products
+      if (more) fetch_tiles(t, row0, col0, (s + 1) * BK);  // issued before the products
       const uint buf = s % STAGES;
       if (owns_block) {
         [[unroll]] for (uint kk = 0; kk < BK; kk += 16) {

@@ -11,7 +11,8 @@
 // weight tiles (read from memory once, then from L2) rather than activation tiles (which are
 // far smaller). The fetch of step k + BK is issued before step k's products and holds the raw
 // words: nothing uses them until the body decodes them into shared memory after the products,
-// so the global loads are in flight while the products run.
+// so the global loads can be in flight while the products run (NVIDIA's driver, measured, does
+// not keep them so: docs/GPU_FIGURES.md; still no slower than loading and waiting at once).
 #ifndef PB_MATMUL_TILE_IO_GLSL
 #define PB_MATMUL_TILE_IO_GLSL
 
@@ -50,7 +51,7 @@ uint w_group_k(uint g) { return (g % (BK / MATMUL_GROUP)) * MATMUL_GROUP; }
 uint x_vec_token(uint v) { return v / (BK / 4); }
 uint x_vec_k(uint v) { return (v % (BK / 4)) * 4; }
 
-// Loads loader t's share of step k0's tiles into w_reg and x_reg; zero beyond the slice's
+// Loads invocation t's share of step k0's tiles into w_reg and x_reg; zero beyond the slice's
 // rows, ncols or cols (cols is a multiple of the group, so a group or vec4 is either wholly inside or
 // wholly outside).
 void fetch_tiles(uint t, uint row0, uint col0, uint k0) {

@@ -1,9 +1,9 @@
 // Matmul weight source for F32: eight consecutive weights of one row, two 16-byte loads.
 // Needs cols a multiple of 8 (the op builder checks), so a group never straddles rows.
 // The contract of every matmul_weights_<format>.glsl: a WeightGroup holds the raw words of 8
-// consecutive weights of a row; matmul_fetch_group only loads them (the words stay in flight
-// while the step before multiplies), matmul_decode8 turns them into weights when the tile is
-// stored, and matmul_zero_group holds words that decode to zeros. A file made for one kernel
+// consecutive weights of a row; matmul_fetch_group only loads them (so that the words can stay
+// in flight while the step before multiplies), matmul_decode8 turns them into weights when the
+// tile is stored, and matmul_zero_group holds words that decode to zeros. A file made for one kernel
 // may use wider groups (MATMUL_GROUP) with a decode of its own (matmul_weights_q4_k32.glsl).
 #ifndef PB_MATMUL_WEIGHTS_GLSL
 #define PB_MATMUL_WEIGHTS_GLSL
