@@ -1,7 +1,7 @@
-// Tile sizes of the matmul kernels (their specialization constants 0..4) and what a tiling
-// costs in threads and shared memory. The scalar defaults fit the 32 KiB of shared memory
-// lavapipe offers; the coopmat defaults are chosen from the matmul_coopmat_tuning benchmarks
-// on an H200 (docs/GPU_FIGURES.md).
+// Tile sizes of the matmul kernels (their specialization constants 0..4, and 7 for the
+// coopmat kernel's stages) and what a tiling costs in threads and shared memory. The scalar
+// defaults fit the 32 KiB of shared memory lavapipe offers; the coopmat defaults are chosen
+// from the matmul_coopmat_tuning benchmarks on an H200 (docs/GPU_FIGURES.md).
 #pragma once
 
 #include <cstdint>
