@@ -66,11 +66,12 @@ uvec2 dq_q4_k_scale_min(uvec3 scales, uint j) {
 // Weight i (0..255) of a Q4_K block: its byte in qs and the shift of its nibble in that byte.
 uint dq_q4_k_qs_byte(uint i) { return (i >> 6) * 32u + (i & 31u); }
 uint dq_q4_k_qs_shift(uint i) { return (i & 32u) >> 3; }
-// w = (d * scale) * q - dmin * min, not fused, as ggml rounds it.
+// w = (d * scale) * q - dmin * min, not fused, as ggml rounds it (q converted exactly, without
+// the slower integer-to-float instruction).
 float dq_q4_k_value(float d, float dmin, uvec2 scale_min, uint q) {
   precise float step = d * float(scale_min.x);
   precise float offset = dmin * float(scale_min.y);
-  precise float w = step * float(q) - offset;
+  precise float w = step * dq_small_uint_to_float(q) - offset;
   return w;
 }
 

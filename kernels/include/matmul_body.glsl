@@ -31,8 +31,6 @@ layout(constant_id = 4) const uint TN = 4;       // tokens per thread; BN % TN =
 layout(local_size_x_id = 5) in;                  // (BM / TM) * (BN / TN) threads (spec id 5)
 layout(constant_id = 6) const int ACCUMULATE = 0;  // 1: y += W x (fused residual add)
 
-const uint LOAD_THREADS = gl_WorkGroupSize.x;  // every invocation loads its share of the tiles
-
 #include "matmul_tile_io.glsl"
 
 // k-major, one float of padding per k so that the strided group stores do not collide in
@@ -42,27 +40,21 @@ shared float x_tile[BK * (BN + 1)];
 
 float acc[TM * TN];
 
-// The weights of fetched group i (tile group g = t + i * LOAD_THREADS) of step k0:
-// row[k .. k+3] in lo, row[k+4 .. k+7] in hi.
-void w_group_values(uint i, uint g, uint k0, out vec4 lo, out vec4 hi) {
-  matmul_decode8(w_reg[i], k0 + w_group_k(g), lo, hi);
-}
-
 // Decodes the fetched registers of step k0 into the k-major tiles.
 void store_tiles(uint k0) {
   [[unroll]] for (uint i = 0; i < W_PER_THREAD; ++i) {
-    const uint g = gl_LocalInvocationID.x + i * LOAD_THREADS;
+    const uint g = w_group_of(i);
     if (g >= W_GROUPS) break;
     const uint r = w_group_row(g), kk = w_group_k(g);
     vec4 lo, hi;
-    w_group_values(i, g, k0, lo, hi);
+    matmul_decode8(w_reg[i], k0 + kk, lo, hi);
     for (uint j = 0; j < 4; ++j) {
       w_tile[(kk + j) * (BM + 1) + r] = lo[j];
       w_tile[(kk + 4 + j) * (BM + 1) + r] = hi[j];
     }
   }
   [[unroll]] for (uint i = 0; i < X_PER_THREAD; ++i) {
-    const uint v = gl_LocalInvocationID.x + i * LOAD_THREADS;
+    const uint v = x_vec_of(i);
     if (v >= X_VECS) break;
     const uint c = x_vec_token(v), kk = x_vec_k(v);
     for (uint j = 0; j < 4; ++j) x_tile[(kk + j) * (BN + 1) + c] = x_reg[i][j];
@@ -75,11 +67,11 @@ void main() {
   const uint tr = gl_LocalInvocationID.x % (BM / TM), tc = gl_LocalInvocationID.x / (BM / TM);
   [[unroll]] for (uint i = 0; i < TM * TN; ++i) acc[i] = 0.0;
 
-  fetch_tiles(gl_LocalInvocationID.x, row0, col0, 0);
+  fetch_tiles(row0, col0, 0);
   for (uint k0 = 0; k0 < pc.cols; k0 += BK) {
     store_tiles(k0);
     barrier();
-    if (k0 + BK < pc.cols) fetch_tiles(gl_LocalInvocationID.x, row0, col0, k0 + BK);  // in flight during the products
+    if (k0 + BK < pc.cols) fetch_tiles(row0, col0, k0 + BK);  // in flight during the products
     for (uint kk = 0; kk < BK; ++kk) {
       float a[TM], b[TN];
       [[unroll]] for (uint i = 0; i < TM; ++i) a[i] = w_tile[kk * (BM + 1) + tr + i * (BM / TM)];

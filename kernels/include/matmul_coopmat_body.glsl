@@ -52,7 +52,6 @@ layout(constant_id = 4) const uint WN = 32;      // tokens per subgroup block: 3
 layout(local_size_x_id = 5) in;                  // BLOCKS * subgroup size threads (spec id 5)
 layout(constant_id = 6) const int ACCUMULATE = 0;  // 1: y += W x (fused residual add)
 layout(constant_id = 7) const uint STAGES = 2;   // shared tiles per operand: 1 or 2
-const uint LOAD_THREADS = gl_WorkGroupSize.x;  // every invocation loads its share of the tiles
 
 #include "matmul_tile_io.glsl"
 
@@ -80,10 +79,11 @@ shared f16vec4 w_tile[STAGES * W_TILE4];  // row-major: weight row r at r * STRI
 shared f16vec4 x_tile[STAGES * X_TILE4];  // token-major: token c at c * STRIDE4 (B column-major)
 shared float stage[BLOCKS * 256];         // one 16 x 16 result per subgroup block, for edges
 
-// Decodes invocation t's fetched registers of step k0 into tile buffer `buf` as f16, in k_order.
-void store_tiles(uint t, uint buf, uint k0) {
+// Decodes this invocation's fetched registers of step k0 into tile buffer `buf` as f16, in
+// k_order.
+void store_tiles(uint buf, uint k0) {
   [[unroll]] for (uint i = 0; i < W_PER_THREAD; ++i) {
-    const uint g = t + i * LOAD_THREADS;
+    const uint g = w_group_of(i);
     if (g >= W_GROUPS) break;
     const uint at = buf * W_TILE4 + w_group_row(g) * STRIDE4 + w_group_k(g) / 4;
     f16vec4 v[MATMUL_GROUP / 4];
@@ -91,7 +91,7 @@ void store_tiles(uint t, uint buf, uint k0) {
     [[unroll]] for (uint j = 0; j < MATMUL_GROUP / 4; ++j) w_tile[at + j] = v[j];
   }
   [[unroll]] for (uint i = 0; i < X_PER_THREAD; ++i) {
-    const uint v = t + i * LOAD_THREADS;
+    const uint v = x_vec_of(i);
     if (v >= X_VECS) break;
     x_tile[buf * X_TILE4 + x_vec_token(v) * STRIDE4 + x_vec_k(v) / 4] = f16vec4(x_reg[i].xzyw);  // k_order
   }
@@ -149,7 +149,6 @@ void main() {
   const uint row0 = gl_WorkGroupID.y * BM;
   const uint col0 = gl_WorkGroupID.x * BN;
   const uint steps = (pc.cols + BK - 1) / BK;
-  const uint t = gl_LocalInvocationID.x;
   // One pass when the workgroup has BLOCKS subgroups (see above); gl_NumSubgroups is uniform,
   // so every invocation takes the barriers below equally often.
   for (uint first = 0; first < BLOCKS; first += gl_NumSubgroups) {
@@ -165,18 +164,18 @@ void main() {
     // Step s + 1's loads are issued before step s's products and stored after them. One
     // stage: a barrier before the store, as the products read the only tile. Two: step s + 1
     // goes into the other tile, so one barrier per step.
-    fetch_tiles(t, row0, col0, 0);
+    fetch_tiles(row0, col0, 0);
     if (STAGES == 2) {
-      store_tiles(t, 0, 0);
+      store_tiles(0, 0);
       barrier();
     }
     for (uint s = 0; s < steps; ++s) {
       const bool more = s + 1 < steps;  // uniform: the barriers below are taken by all
       if (STAGES == 1) {
-        store_tiles(t, 0, s * BK);
+        store_tiles(0, s * BK);
         barrier();
       }
-      if (more) fetch_tiles(t, row0, col0, (s + 1) * BK);  // issued before the products
+      if (more) fetch_tiles(row0, col0, (s + 1) * BK);  // issued before the products
       const uint buf = s % STAGES;
       if (owns_block) {
         [[unroll]] for (uint kk = 0; kk < BK; kk += 16) {
@@ -197,7 +196,7 @@ void main() {
           FOR_BLOCK_TILES(MMA)
         }
       }
-      if (STAGES == 2 && more) store_tiles(t, (s + 1) % 2, (s + 1) * BK);
+      if (STAGES == 2 && more) store_tiles((s + 1) % 2, (s + 1) * BK);
       barrier();
     }
     if (!owns_block) continue;

@@ -2,9 +2,7 @@
 // and output bindings, and the fetch of one K step's tiles into registers. The including file
 // has included a matmul_weights_<format>.glsl (binding 0: WeightGroup, matmul_fetch_group,
 // matmul_zero_group and a decode; MATMUL_GROUP if its groups are not 8 weights), declared BM,
-// BN, BK and LOAD_THREADS (the invocations that
-// load tiles, numbered 0 .. LOAD_THREADS - 1 by the caller), set the workgroup size and
-// enabled GL_EXT_control_flow_attributes.
+// BN and BK, set the workgroup size and enabled GL_EXT_control_flow_attributes.
 //
 // Y[c][row] (+)= sum_k W[row][k] X[c][k] for one BM (rows) x BN (tokens) tile per workgroup:
 // gl_WorkGroupID.x picks the tokens, .y the rows, so the workgroups that run together share
@@ -32,18 +30,22 @@ layout(push_constant) uniform Push {
 
 // A tile step is BM * BK / MATMUL_GROUP weight groups (MATMUL_GROUP consecutive weights of one
 // row, so neighbouring threads read neighbouring bytes of a row) and BN * BK / 4 activation
-// vec4s (BK / 4 per token), spread round-robin over the loading invocations. BK must be a
+// vec4s (BK / 4 per token), spread round-robin over the workgroup. BK must be a
 // multiple of MATMUL_GROUP (the op builder checks).
 #ifndef MATMUL_GROUP
 #define MATMUL_GROUP 8
 #endif
 const uint W_GROUPS = BM * BK / MATMUL_GROUP;
 const uint X_VECS = BN * BK / 4;
-const uint W_PER_THREAD = (W_GROUPS + LOAD_THREADS - 1) / LOAD_THREADS;
-const uint X_PER_THREAD = (X_VECS + LOAD_THREADS - 1) / LOAD_THREADS;
+const uint W_PER_THREAD = (W_GROUPS + gl_WorkGroupSize.x - 1) / gl_WorkGroupSize.x;
+const uint X_PER_THREAD = (X_VECS + gl_WorkGroupSize.x - 1) / gl_WorkGroupSize.x;
 
-WeightGroup w_reg[W_PER_THREAD];  // raw words, decoded by w_group_values
-vec4 x_reg[X_PER_THREAD];
+WeightGroup w_reg[W_PER_THREAD];  // raw words of tile group w_group_of(i), decoded by the body
+vec4 x_reg[X_PER_THREAD];         // activation vec4 x_vec_of(i)
+
+// The tile group and the activation vec4 that this invocation's register i holds.
+uint w_group_of(uint i) { return gl_LocalInvocationID.x + i * gl_WorkGroupSize.x; }
+uint x_vec_of(uint i) { return gl_LocalInvocationID.x + i * gl_WorkGroupSize.x; }
 
 // Where weight group g and activation vec4 v sit in the tile.
 uint w_group_row(uint g) { return g / (BK / MATMUL_GROUP); }
@@ -51,18 +53,18 @@ uint w_group_k(uint g) { return (g % (BK / MATMUL_GROUP)) * MATMUL_GROUP; }
 uint x_vec_token(uint v) { return v / (BK / 4); }
 uint x_vec_k(uint v) { return (v % (BK / 4)) * 4; }
 
-// Loads invocation t's share of step k0's tiles into w_reg and x_reg; zero beyond the slice's
-// rows, ncols or cols (cols is a multiple of the group, so a group or vec4 is either wholly inside or
-// wholly outside).
-void fetch_tiles(uint t, uint row0, uint col0, uint k0) {
+// Loads this invocation's share of step k0's tiles into w_reg and x_reg; zero beyond the
+// slice's rows, ncols or cols (cols is a multiple of the group, so a group or vec4 is either
+// wholly inside or wholly outside).
+void fetch_tiles(uint row0, uint col0, uint k0) {
   [[unroll]] for (uint i = 0; i < W_PER_THREAD; ++i) {
-    const uint g = t + i * LOAD_THREADS;
+    const uint g = w_group_of(i);
     const uint row = row0 + w_group_row(g), k = k0 + w_group_k(g);
     w_reg[i] = matmul_zero_group();
     if (g < W_GROUPS && row < pc.rows && k < pc.cols) w_reg[i] = matmul_fetch_group(row, k, pc.cols);
   }
   [[unroll]] for (uint i = 0; i < X_PER_THREAD; ++i) {
-    const uint v = t + i * LOAD_THREADS;
+    const uint v = x_vec_of(i);
     const uint c = col0 + x_vec_token(v), k = k0 + x_vec_k(v);
     x_reg[i] = vec4(0.0);
     if (v < X_VECS && c < pc.ncols && k < pc.cols) x_reg[i] = x4[(pc.x_offset + c * pc.x_stride + k) >> 2];

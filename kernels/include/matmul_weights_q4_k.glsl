@@ -25,20 +25,15 @@ WeightGroup matmul_fetch_group(uint row, uint k, uint cols) {
 
 WeightGroup matmul_zero_group() { return WeightGroup(uvec4(0u), uvec2(0u)); }
 
-// ggml's rounding exactly (dq_q4_k_value's, with the nibbles converted without the slower
-// integer-to-float instruction).
+// ggml's rounding exactly.
 void matmul_decode8(WeightGroup g, uint k, out vec4 lo, out vec4 hi) {
   const uint i = k % 256;
   const float d = dq_half(g.header.x & 0xffffu), dmin = dq_half(g.header.x >> 16);
   const uvec2 sm = dq_q4_k_scale_min(g.header.yzw, i >> 5);
-  precise const float step = d * float(sm.x);
-  precise const float offset = dmin * float(sm.y);
   const uint q0 = g.qs.x >> dq_q4_k_qs_shift(i), q1 = g.qs.y >> dq_q4_k_qs_shift(i);
   for (int j = 0; j < 4; ++j) {
-    precise const float a = step * dq_small_uint_to_float((q0 >> (8 * j)) & 0xfu) - offset;
-    precise const float b = step * dq_small_uint_to_float((q1 >> (8 * j)) & 0xfu) - offset;
-    lo[j] = a;
-    hi[j] = b;
+    lo[j] = dq_q4_k_value(d, dmin, sm, (q0 >> (8 * j)) & 0xfu);
+    hi[j] = dq_q4_k_value(d, dmin, sm, (q1 >> (8 * j)) & 0xfu);
   }
 }
 

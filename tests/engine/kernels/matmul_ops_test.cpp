@@ -38,7 +38,7 @@ TEST(MatmulOps, OneOpTilesRowsAndTokens) {
   EXPECT_NO_THROW(validate_op(ops[0], device().info()));
 }
 
-TEST(MatmulOps, CoopmatWorkgroupHoldsTheMultiplyingAndTheLoadingSubgroups) {
+TEST(MatmulOps, CoopmatWorkgroupIsOneSubgroupPerBlock) {
   Buffer w(device(), row_bytes(WeightFormat::Q4_K, 512) * 300, MemoryUse::Device, "w");
   Buffer x(device(), 4 * 512 * 100, MemoryUse::Device, "x");
   Buffer y(device(), 4 * 300 * 100, MemoryUse::Device, "y");
@@ -58,6 +58,9 @@ TEST(MatmulOps, CoopmatWorkgroupHoldsTheMultiplyingAndTheLoadingSubgroups) {
   EXPECT_EQ(ops[0].groups[0], 2u);             // ceil(100 / 64) token tiles
   EXPECT_EQ(ops[0].groups[1], 3u);             // ceil(300 / 128) row tiles
   EXPECT_EQ(ops[0].spec.values[5], 4 * 32);    // 2 x 2 subgroup blocks
+  EXPECT_EQ(ops[0].spec.values[3], 64);        // the block's rows, tokens and the stages
+  EXPECT_EQ(ops[0].spec.values[4], 32);
+  EXPECT_EQ(ops[0].spec.values[7], 2);
 }
 
 TEST(MatmulOps, WeightsLargerThanTheBindingRangeAreSplitByRows) {
