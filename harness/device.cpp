@@ -74,6 +74,8 @@ Device::Device(Instance& instance, VkPhysicalDevice physical, DeviceInfo info)
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
   VkPhysicalDeviceDescriptorBufferFeaturesEXT descriptor_buffer{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_BUFFER_FEATURES_EXT};
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   if (c.push_descriptor) extensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   if (c.calibrated_timestamps) extensions.push_back(VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME);
   if (c.cooperative_matrix) {
@@ -87,6 +89,14 @@ Device::Device(Instance& instance, VkPhysicalDevice physical, DeviceInfo info)
     descriptor_buffer.descriptorBuffer = VK_TRUE;
     *tail = &descriptor_buffer;
     tail = &descriptor_buffer.pNext;
+  }
+  // Enabling it costs nothing: pipelines capture statistics only when created with the flag
+  // (PipelineSet::capture_statistics).
+  if (c.pipeline_executable_info) {
+    extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    executable.pipelineExecutableInfo = VK_TRUE;
+    *tail = &executable;
+    tail = &executable.pNext;
   }
 
   VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};

@@ -260,6 +260,8 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice physical, uin
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
   VkPhysicalDeviceDescriptorBufferFeaturesEXT descriptor_buffer{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_BUFFER_FEATURES_EXT};
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   void** tail = is_13 ? &f13.pNext : &f12.pNext;
   if (has(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME)) {
     *tail = &coopmat;
@@ -268,6 +270,10 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice physical, uin
   if (has(VK_EXT_DESCRIPTOR_BUFFER_EXTENSION_NAME)) {
     *tail = &descriptor_buffer;
     tail = &descriptor_buffer.pNext;
+  }
+  if (has(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
+    *tail = &executable;
+    tail = &executable.pNext;
   }
   vkGetPhysicalDeviceFeatures2(physical, &features);
 
@@ -291,6 +297,8 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice physical, uin
   c.cooperative_matrix = has(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) && coopmat.cooperativeMatrix;
   c.descriptor_buffer =
       has(VK_EXT_DESCRIPTOR_BUFFER_EXTENSION_NAME) && descriptor_buffer.descriptorBuffer;
+  c.pipeline_executable_info =
+      has(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) && executable.pipelineExecutableInfo;
 
   for (const char* name :
        {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME,
@@ -299,7 +307,7 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice physical, uin
         VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME,
         VK_KHR_8BIT_STORAGE_EXTENSION_NAME, VK_KHR_16BIT_STORAGE_EXTENSION_NAME,
         VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME,
-        "VK_NV_cooperative_matrix2", "VK_KHR_shader_bfloat16"}) {
+        "VK_NV_cooperative_matrix2", "VK_KHR_shader_bfloat16", VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME}) {
     if (has(name)) info.extensions.push_back(name);
   }
   if (c.cooperative_matrix) info.coopmat_shapes = query_coopmat_shapes(instance, physical);
@@ -370,6 +378,7 @@ nlohmann::json to_json(const DeviceInfo& info) {
         {"cooperative_matrix", c.cooperative_matrix},
         {"integer_dot_product", c.integer_dot_product},
         {"descriptor_buffer", c.descriptor_buffer},
+        {"pipeline_executable_info", c.pipeline_executable_info},
         {"host_query_reset", c.host_query_reset}}},
       {"cooperative_matrix_shapes", shapes},
       {"extensions", info.extensions},

@@ -34,6 +34,7 @@ struct DeviceCapabilities {
   bool maintenance4 = false;
   bool subgroup_arithmetic = false;     // subgroupAdd/Max in compute shaders
   bool subgroup_shuffle = false;
+  bool pipeline_executable_info = false;  // VK_KHR_pipeline_executable_properties: register counts etc.
 };
 
 // One cooperative-matrix shape the device supports (VkCooperativeMatrixPropertiesKHR).

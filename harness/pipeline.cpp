@@ -31,6 +31,14 @@ size_t PipelineKeyHash::operator()(const PipelineKey& key) const {
 
 PipelineSet::PipelineSet(Device& device, PipelineCache* cache) : device_(device), cache_(cache) {}
 
+void PipelineSet::capture_statistics() {
+  if (!device_.info().caps.pipeline_executable_info) {
+    throw UsageError("pipeline statistics need VK_KHR_pipeline_executable_properties, which '" +
+                     device_.info().name + "' lacks; run without --pipeline-statistics");
+  }
+  capture_statistics_ = true;
+}
+
 PipelineSet::~PipelineSet() {
   for (auto& [key, p] : pipelines_) device_.vk().vkDestroyPipeline(device_.handle(), p.pipeline, nullptr);
 }
@@ -147,6 +155,7 @@ const ComputePipeline& PipelineSet::get(const PipelineKey& key) {
   VkComputePipelineCreateInfo create{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   create.stage = stage;
   create.layout = layouts.layout.get();
+  if (capture_statistics_) create.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   VkPipeline pipeline = VK_NULL_HANDLE;
   const int64_t start = host_now_ns();
   PB_VK_CHECK(device_.vk().vkCreateComputePipelines(
@@ -155,7 +164,9 @@ const ComputePipeline& PipelineSet::get(const PipelineKey& key) {
   total_create_ms_ += ms;
   ComputePipeline result{&kernel, pipeline, layouts.layout.get(), layouts.set_layout.get(),
                          key.push_descriptors, ms, threads, subgroup_required};
-  return pipelines_.emplace(key, result).first->second;
+  ComputePipeline& stored = pipelines_.emplace(key, result).first->second;  // destroyed with the set
+  if (capture_statistics_) stored.statistics = query_pipeline_statistics(device_, pipeline);
+  return stored;
 }
 
 }  // namespace pb

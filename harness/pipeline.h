@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
+#include <vector>
 
 #include "harness/device_object.h"
 #include "harness/kernel.h"
+#include "harness/pipeline_statistics.h"
 
 namespace pb {
 
@@ -48,6 +50,7 @@ struct ComputePipeline {
   double create_ms = 0;  // host time vkCreateComputePipelines took
   uint32_t threads = 0;  // workgroup size after specialization
   bool subgroup_required = false;  // the required subgroup size was applied
+  std::vector<PipelineStatistic> statistics;  // the driver's, where PipelineSet captures them
 };
 
 class PipelineSet {
@@ -60,6 +63,11 @@ class PipelineSet {
   // The pipeline for `key`, created on first use. Throws UsageError for a specialization id the
   // kernel does not declare or a subgroup size the device cannot require.
   const ComputePipeline& get(const PipelineKey& key);
+
+  // From now on, pipelines are created with the driver's statistics captured into
+  // ComputePipeline::statistics. Throws UsageError where the device lacks
+  // VK_KHR_pipeline_executable_properties.
+  void capture_statistics();
 
   size_t created() const { return pipelines_.size(); }
   // Pipelines whose workgroup is too large for the required subgroup size (more subgroups than
@@ -82,6 +90,7 @@ class PipelineSet {
   std::unordered_map<PipelineKey, ComputePipeline, PipelineKeyHash> pipelines_;
   double total_create_ms_ = 0;
   size_t subgroup_skipped_ = 0;
+  bool capture_statistics_ = false;
 };
 
 }  // namespace pb

@@ -41,6 +41,8 @@ class Recorder {
   DescriptorBinder& descriptors() { return descriptors_; }
   Profiler& profiler() { return profiler_; }
   std::span<const Op> ops() const { return ops_; }
+  // The pipeline of each op of the prepared stream, in order.
+  std::span<const ComputePipeline* const> op_pipelines() const { return op_pipelines_; }
 
  private:
   Device& device_;

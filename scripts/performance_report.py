@@ -2,8 +2,9 @@
 """Writes docs/PERFORMANCE.md from the JSON outputs of scripts/performance.
 
 Reads, from the results folder: kernels.json (phasebench-kernels, Google Benchmark JSON with
-repetitions), decode-<model>.json and prefill-<model>.json (phasebench result files) and
-commands.tsv ("id<TAB>exit status<TAB>command" per command run). Every figure is the median
+repetitions), pipelines.json where the driver reports pipeline statistics (phasebench-kernels
+--pipeline-statistics), decode-<model>.json and prefill-<model>.json (phasebench result files)
+and commands.tsv ("id<TAB>exit status<TAB>command" per command run). Every figure is the median
 over the repetitions with its spread (min - max); ratios of two benchmarks take the ratio of
 the medians, and the spread from the extremes of both.
 """
@@ -249,6 +250,36 @@ def prefill_figure(r, ident):
           f"{num(tflops(busy['max']))} – {num(tflops(busy['min']))}", target, verdict, busy["n"])
 
 
+def pipeline_section(r):
+    """The driver's statistics of the DMMV pipelines (pipelines.json), or why there are none."""
+    out = ["", "## Pipelines: what the driver compiled", ""]
+    path = os.path.join(r.results, "pipelines.json")
+    if not os.path.exists(path):
+        return out + ["The driver reports no pipeline statistics (VK_KHR_pipeline_executable_properties), "
+                      "so registers and local memory per kernel are not recorded here."]
+    rows, keys = [], []
+    for b in load(path).get("benchmarks", []):
+        if b.get("run_type") != "iteration" or b.get("error_occurred"):
+            continue
+        by_label = {}
+        for k, v in b.items():
+            if "." in k and not k.startswith(("real_", "cpu_")):
+                label, stat = k.split(".", 1)
+                by_label.setdefault(label, {})[stat] = v
+                if stat not in keys:
+                    keys.append(stat)
+        for label, stats in by_label.items():
+            rows.append((b["name"].removesuffix("/manual_time"), label, stats))
+    out += ["As `phasebench-kernels --pipeline-statistics` reports them (the driver's own names; "
+            "[`pipelines`](#commands)): what specialization removes shows in `spec` against `shared:64`, "
+            "the same weights and one column. On NVIDIA's driver 580 `local_memory_size` reads 2^36 "
+            "(68719476736) plus the local memory in bytes.", "",
+            "| benchmark | pipeline | " + " | ".join(keys) + " |", "|---|---|" + "---|" * len(keys)]
+    for name, label, stats in rows:
+        out.append(f"| {name} | {label} | " + " | ".join(f"{stats[k]:.0f}" if k in stats else "" for k in keys) + " |")
+    return out
+
+
 def markdown(r, details, models, invocation):
     c = r.context
     out = ["# Performance record", "",
@@ -286,6 +317,7 @@ def markdown(r, details, models, invocation):
         out.append(f"| {model} | {wbytes / 1e6:.1f} MB | {pt['dispatches']:.1f} | {pt['barrier_commands']:.1f} | "
                    f"{pt['submits']:.1f} | {pt['host_waits']:.1f} | {ms.get('gpu_busy', math.nan):.3f} | "
                    f"{ms.get('wall', math.nan):.3f} | {ms.get('gap', math.nan):.3f} |")
+    out += pipeline_section(r)
     out += ["", "## Commands", "", "Run from the repository root by `scripts/performance`; the exit status in brackets.", ""]
     for ident, (status, command) in r.commands.items():
         out.append(f"- `{ident}` [{status}]: `{command}`")
@@ -296,7 +328,7 @@ def markdown(r, details, models, invocation):
 USAGE = """
 ## phasebench-kernels
 
-`build/kernels/bench/phasebench-kernels [--device D] [--validate] [--cache cold|hot] [Google Benchmark flags]`
+`build/kernels/bench/phasebench-kernels [--device D] [--validate] [--cache cold|hot] [--pipeline-statistics] [Google Benchmark flags]`
 runs one benchmark per kernel x format x variant x shape, named so that `--benchmark_filter`
 (a regular expression) picks any slice:
 
@@ -325,10 +357,14 @@ the LM head 151936x4096). On the CPU device the same names carry small shapes (t
 - **Counters** come from each kernel's bytes and FLOPs model (kernels/bench/kernel_cost.h):
   `GB/s`, `GFLOP/s`, `bytes_per_second`, and `roofline` = achieved GB/s / the copy bandwidth
   measured at start (in the context, with device, driver and phasebench commit). `copies` is the
-  rotation depth.
+  rotation depth. With `--pipeline-statistics` (where the driver has
+  VK_KHR_pipeline_executable_properties) every pipeline of a benchmark adds the driver's figures
+  as counters `LABEL.STATISTIC`: on NVIDIA `register_count`, `local_memory_size`,
+  `shared_memory_size`, `stack_size` and `binary_size`; other drivers name their own (RADV's
+  include VGPRs, SGPRs and their spills).
 - **Flags**: `--benchmark_filter`, `--benchmark_repetitions`, `--benchmark_min_time` (seconds),
   `--benchmark_format=json`, `--benchmark_out=F` and the rest work as in Google Benchmark;
-  `--device D`, `--validate` and `--cache` are phasebench's. Exit status 0, 1 when a benchmark failed (its
+  `--device D`, `--validate`, `--cache` and `--pipeline-statistics` are phasebench's. Exit status 0, 1 when a benchmark failed (its
   `error_message` says why), 2 for bad usage. The warning that the library "was built as DEBUG"
   is about Debian's libbenchmark, not the kernels, and does not affect GPU time.
 - **Comparing two builds**: the JSON is Google Benchmark's own, so its compare tool works on it.

@@ -40,9 +40,13 @@ struct DmmvIntdotTuning {
   DmmvCoopmatTuning matrix;  // which pieces run on the matrix units instead, and their shape
 };
 
-// The workgroup shape (and for Q4_K the chunk) a dispatch of `ncols` columns defaults to (see
-// the source for the measurement behind it).
-DmmvIntdotTuning default_dmmv_intdot_tuning(WeightFormat format, uint32_t ncols);
+// Rows of more inputs than this are wide (ffn_down: 14336 inputs in llama3-8b, 12288 in
+// qwen3-8b): their default shapes differ at some column counts.
+inline constexpr uint32_t kIntdotWideCols = 8192;
+
+// The workgroup shape (and for Q4_K the chunk) a dispatch of `ncols` columns of rows of `cols`
+// inputs defaults to (see the source for the measurement behind it).
+DmmvIntdotTuning default_dmmv_intdot_tuning(WeightFormat format, uint32_t ncols, uint32_t cols);
 
 // The cooperative-matrix kernel's default shape for `format` (one for every width), and in
 // from_cols the narrowest piece the engine gives it (see the source for the measurement).

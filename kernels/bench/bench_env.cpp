@@ -23,9 +23,11 @@ BenchEnv::BenchEnv(const BenchFlags& flags)
     : context_(std::make_unique<Context>(ContextOptions{flags.device, flags.validate})),
       weights_(flags.cache),
       validate_(flags.validate),
-      cache_policy_(flags.cache) {
+      cache_policy_(flags.cache),
+      pipeline_statistics_(flags.pipeline_statistics) {
   cache_ = std::make_unique<PipelineCache>(device(), PipelineCache::default_directory());
   pipelines_ = std::make_unique<PipelineSet>(device(), cache_.get());
+  if (pipeline_statistics_) pipelines_->capture_statistics();
   shapes_ = is_cpu_device() ? cpu_shapes() : model_shapes();
   bandwidth_ = measure_copy_bandwidth(device(), find_kernel("copy_vec4"));
   device().mutable_info().copy_bandwidth_gbps = bandwidth_.roofline_gbps;

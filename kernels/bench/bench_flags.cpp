@@ -25,6 +25,8 @@ BenchFlags take_bench_flags(int& argc, char** argv) {
     const std::string_view arg = argv[i];
     if (arg == "--validate") {
       flags.validate = true;
+    } else if (arg == "--pipeline-statistics") {
+      flags.pipeline_statistics = true;
     } else if (arg == "--device") {
       if (i + 1 >= argc) throw UsageError("--device needs a value: a device index or name substring");
       flags.device = argv[++i];
@@ -54,6 +56,10 @@ void print_bench_flags_help() {
       "  --cache C      cold (default): inputs rotate through copies that together exceed the\n"
       "                 last-level cache, as weights are read in decode; hot: one copy, read by\n"
       "                 every invocation, so what fits stays cache-resident\n"
+      "  --pipeline-statistics\n"
+      "                 add the driver's figures for each kernel's pipeline as counters named\n"
+      "                 LABEL.STATISTIC (register count, spills, ...; needs\n"
+      "                 VK_KHR_pipeline_executable_properties)\n"
       "Google Benchmark's flags follow.\n\n");
 }
 

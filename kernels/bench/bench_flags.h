@@ -12,9 +12,10 @@ struct BenchFlags {
   std::string device;     // --device D: index or name substring, empty = the default choice
   bool validate = false;  // --validate: Khronos validation with synchronization validation
   InputCache cache = InputCache::Cold;  // --cache cold|hot: rotate the inputs, or read one copy
+  bool pipeline_statistics = false;     // --pipeline-statistics: the driver's figures as counters
 };
 
-// Removes --device D (or --device=D), --validate and --cache C (or --cache=C) from argv,
+// Removes --device D (or --device=D), --validate, --pipeline-statistics and --cache C (or --cache=C) from argv,
 // compacting it and updating argc. Throws UsageError for --device without a value and for a
 // --cache value other than cold or hot.
 BenchFlags take_bench_flags(int& argc, char** argv);

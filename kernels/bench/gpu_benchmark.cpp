@@ -1,5 +1,8 @@
 #include "kernels/bench/gpu_benchmark.h"
 
+#include <set>
+
+#include "harness/pipeline_statistics.h"
 #include "kernels/bench/op_timer.h"
 
 namespace pb::bench {
@@ -12,6 +15,23 @@ constexpr uint32_t kMaxBatchInvocations = 4096;
 // Under the validation layer the figures are not timings anyway, and synchronization validation
 // slows with every access it tracks in a command buffer.
 constexpr uint32_t kMaxValidatedBatchInvocations = 64;
+
+// The driver's statistics of each distinct pipeline of one invocation as counters
+// LABEL.STATISTIC (the op's label; a second pipeline under one label adds #2, and so on).
+void add_statistics_counters(benchmark::State& state, const std::vector<const ComputePipeline*>& pipelines,
+                             const std::vector<Op>& ops) {
+  std::set<const ComputePipeline*> seen;
+  std::map<std::string, int> per_label;
+  for (size_t i = 0; i < pipelines.size(); ++i) {
+    if (!seen.insert(pipelines[i]).second) continue;
+    const std::string label = *ops[i].label ? ops[i].label : pipelines[i]->kernel->name;
+    const int n = ++per_label[label];
+    const std::string prefix = label + (n > 1 ? "#" + std::to_string(n) : "") + ".";
+    for (const PipelineStatistic& s : pipelines[i]->statistics) {
+      state.counters[prefix + statistic_key(s.name)] = benchmark::Counter(s.value);
+    }
+  }
+}
 
 }  // namespace
 
@@ -68,6 +88,7 @@ void GpuBenchmarks::run(benchmark::State& state, const std::string& name, const 
     const double achieved_gbps = cost.bytes * invocations / total_ns;
     state.counters["roofline"] = Counter(achieved_gbps / env_.bandwidth().roofline_gbps);
     state.counters["copies"] = Counter(a.bench_case.invocations);
+    if (env_.pipeline_statistics()) add_statistics_counters(state, a.timer.first_invocation_pipelines(), a.bench_case.round);
     if (env_.is_cpu_device()) state.SetLabel("cpu-small shapes");
   } catch (const std::exception& e) {
     ++failures_;

@@ -31,6 +31,12 @@ void OpTimer::set_rounds(uint32_t rounds) {
   recorder_->prepare(stream_);
 }
 
+std::vector<const ComputePipeline*> OpTimer::first_invocation_pipelines() const {
+  const auto all = recorder_->op_pipelines();
+  const size_t per_invocation = round_.size() / invocations_;
+  return {all.begin(), all.begin() + static_cast<std::ptrdiff_t>(per_invocation)};
+}
+
 void OpTimer::calibrate(double target_ns, uint32_t max_invocations) {
   run_batch();
   double round_ns = run_batch();

@@ -36,6 +36,8 @@ class OpTimer {
   void calibrate(double target_ns, uint32_t max_invocations);
 
   uint32_t invocations_per_batch() const { return invocations_ * rounds_; }
+  // The pipeline of each op of the first invocation, in order (ops of one pipeline repeat it).
+  std::vector<const ComputePipeline*> first_invocation_pipelines() const;
   // Records, submits and waits for one batch; its GPU time in nanoseconds.
   double run_batch();
 

@@ -195,10 +195,33 @@ TEST(BenchCli, BadUsageExitsWithStatus2) {
   EXPECT_NE(r.out.find("no device with that index"), std::string::npos) << r.out;
 }
 
+// --pipeline-statistics: the driver's figures as counters LABEL.STATISTIC where the device has
+// VK_KHR_pipeline_executable_properties; otherwise bad usage that says what is missing.
+TEST(BenchCli, PipelineStatisticsAreCountersOrAClearRefusal) {
+  const Result r = run("--pipeline-statistics --benchmark_filter='^rmsnorm/n:[0-9]+/cols:1/' "
+                       "--benchmark_min_time=0.01 --benchmark_format=json",
+                       "2>&1");
+  if (r.status == 2) {
+    EXPECT_NE(r.out.find("VK_KHR_pipeline_executable_properties"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("run without --pipeline-statistics"), std::string::npos) << r.out;
+    return;
+  }
+  ASSERT_EQ(r.status, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out.substr(r.out.find('{')), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  ASSERT_EQ(j.at("benchmarks").size(), 1u) << r.out;
+  size_t statistics = 0;
+  for (const auto& [key, value] : j.at("benchmarks")[0].items()) {
+    if (key.find('.') != std::string::npos && key.starts_with("rmsnorm")) ++statistics;
+  }
+  EXPECT_GT(statistics, 0u) << r.out;
+}
+
 TEST(BenchCli, HelpNamesItsOwnAndGoogleBenchmarkFlags) {
   const Result r = run("--help");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("--device"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--pipeline-statistics"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("--benchmark_filter"), std::string::npos) << r.out;
 }
 

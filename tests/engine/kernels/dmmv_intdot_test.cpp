@@ -201,6 +201,11 @@ std::vector<IntdotCase> cases() {
     list.push_back({f, 37, 512, 2, false, {}, row_bytes(f, 512) * 10});  // weights split by rows
   }
   list.push_back({WeightFormat::Q8_0, 21, 192, 2, false, {}});  // Q8_0 needs only 64 | cols
+  // Wide rows (more than kIntdotWideCols inputs) take their own default shapes at 4 and 8 columns.
+  for (WeightFormat f : kIntdotFormats) {
+    list.push_back({f, 21, 8448, 8, true, {}});
+    list.push_back({f, 13, 8448, 4, false, {}});
+  }
   // Q4_K in chunks of 16 weights (dmmv_intdot_q4_k16): every column count, the tail loop, rows
   // split into slices.
   for (uint32_t n : {1u, 2u, 8u}) {
@@ -338,6 +343,14 @@ TEST(DmmvIntdotOps, RefusesWhatTheKernelsCannotRun) {
                                    quantized_x_in(TensorView::whole(any), 512, 2, limits), limits);
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_EQ(ops[0].spec.values[0], 2);
+  // Wide rows take their own shape where the sweep found one (Q8_0 at 8 columns: 128 threads).
+  const QuantizedX qx8 = quantized_x_in(TensorView::whole(any), 8448, 8, limits);
+  const auto wide = dmmv_intdot_ops(ProjectionProblem{WeightFormat::Q8_0, TensorView::whole(any), TensorView::whole(any),
+                                                      TensorView::whole(any), 8, 8448, 8, 8448, 8, false},
+                                    qx8, limits);
+  ASSERT_EQ(wide.size(), 1u);
+  EXPECT_EQ(wide[0].spec.values[2], 128);
+  EXPECT_EQ(default_dmmv_intdot_tuning(WeightFormat::Q8_0, 8, 4096).threads, 32u);
   // Chunks of 16 or 64 weights exist for Q4_K alone.
   DmmvIntdotTuning chunked;
   chunked.chunk = 16;
