@@ -29,8 +29,8 @@ uint32_t piece_cols(uint32_t left) {
 
 const char* dmmv_intdot_kernel_name(WeightFormat format, uint32_t chunk) {
   switch (format) {
-    case WeightFormat::Q8_0: return "dmmv_intdot_q8_0";
-    case WeightFormat::Q4_K: return chunk == 16 ? "dmmv_intdot_q4_k16" : "dmmv_intdot_q4_k";
+    case WeightFormat::Q8_0: return chunk == 32 ? "dmmv_intdot_q8_032" : "dmmv_intdot_q8_0";
+    case WeightFormat::Q4_K: return chunk == 16 ? "dmmv_intdot_q4_k16" : chunk == 32 ? "dmmv_intdot_q4_k32" : "dmmv_intdot_q4_k";
     case WeightFormat::Q6_K: return "dmmv_intdot_q6_k";
     default: return nullptr;
   }
@@ -39,21 +39,24 @@ const char* dmmv_intdot_kernel_name(WeightFormat format, uint32_t chunk) {
 // From the dmmv_intdot_tuning sweep on an NVIDIA H200 (docs/GPU_FIGURES.md: the fastest shape
 // summed over ffn_up 14336x4096 and ffn_down 4096x14336, one run each, or the previous default
 // where that was within 1% of it) per column count, in the order of kIntdotNumCols (1, 2, 4,
-// 8, 16). Q4_K takes 16-weight chunks from four columns up: their activation loads are
+// 8, 16). Q4_K took 16-weight chunks from four columns up: their activation loads are
 // contiguous across a warp, which pays once several columns share each weight load, while
 // one column wants the 64-weight chunks' single scale decode per 64 weights.
 //
-// Wide rows (more than kIntdotWideCols inputs) at 4 and 8 columns: the fastest shape on
-// ffn_down 4096x14336 in the same sweep, where it beat the shared default by more than 3%
-// (Q8_0 4 columns 28.2 -> 24.2 us, 8 columns 40.7 -> 36.2; Q4_K 8 columns 36.6 -> 33.4): wider
-// workgroups or more rows per workgroup, as fewer rows share the work there. (Q6_K's sweep
-// varied by up to 30% between runs of one shape, so its table stays one for every width.)
+// Sub-block and whole-block chunks (dmmv_intdot_q4_k32, dmmv_intdot_q8_032) replaced a shape
+// where the later sweep with them (docs/GPU_FIGURES.md) found one more than 3% faster, summed
+// over attn 4096x4096 and ffn_up 14336x4096 for rows of 4096 inputs, and on ffn_down 4096x14336
+// alone for wide rows (more than kIntdotWideCols inputs): Q4_K from 2 to 8 columns (8 columns
+// ffn_up 39.9 -> 33.3 us, ffn_down 33.6 -> 28.9), Q8_0 on wide rows at 4 and 8 columns (8
+// columns ffn_down 40.7 -> 29.2; on 4096 inputs whole blocks were slower at 4 and 8 columns and
+// within 3% at 1 and 2). Neither wins at one column, where the 64-weight Q4_K chunk stays. (Q6_K's
+// sweep varied by up to 30% between runs of one shape, so its table stays one for every width.)
 DmmvIntdotTuning default_dmmv_intdot_tuning(WeightFormat format, uint32_t ncols, uint32_t cols) {
   using T = DmmvIntdotTuning;
   static constexpr T kQ8_0[] = {{128, 1, 2}, {32, 2, 2}, {32, 2, 2}, {32, 2, 2}, {32, 1, 1}};
-  static constexpr T kQ8_0Wide[] = {{128, 1, 2}, {32, 2, 2}, {128, 4, 1}, {128, 2, 2}, {32, 1, 1}};
-  static constexpr T kQ4_K[] = {{32, 2, 2, 64}, {64, 4, 1, 64}, {64, 2, 2, 16}, {64, 2, 1, 16}, {32, 4, 2, 16}};
-  static constexpr T kQ4_KWide[] = {{32, 2, 2, 64}, {64, 4, 1, 64}, {64, 2, 2, 16}, {64, 4, 2, 16}, {32, 4, 2, 16}};
+  static constexpr T kQ8_0Wide[] = {{128, 1, 2}, {32, 2, 2}, {64, 4, 2, 32}, {64, 4, 2, 32}, {32, 1, 1}};
+  static constexpr T kQ4_K[] = {{32, 2, 2, 64}, {32, 2, 2, 32}, {32, 2, 2, 32}, {32, 2, 2, 32}, {32, 4, 2, 16}};
+  static constexpr T kQ4_KWide[] = {{32, 2, 2, 64}, {64, 4, 1, 64}, {64, 4, 2, 32}, {64, 2, 1, 32}, {32, 4, 2, 16}};
   static constexpr T kQ6_K[] = {{64, 2, 2}, {128, 4, 1}, {64, 2, 4}, {64, 4, 2}, {64, 4, 1}};
   size_t i = 0;
   while (i + 1 < std::size(kIntdotNumCols) && kIntdotNumCols[i] < ncols) ++i;
@@ -147,13 +150,14 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
                                                          " weights (Q8_0, Q4_K and Q6_K have one)");
   // The kernel sizes its reduction for subgroups of at least 8.
   const auto valid = [&](const DmmvIntdotTuning& t) {
-    const bool chunk_ok = t.chunk == 0 || (p.format == WeightFormat::Q4_K && (t.chunk == 16 || t.chunk == 64));
+    const bool chunk_ok = t.chunk == 0 || (p.format == WeightFormat::Q4_K && (t.chunk == 16 || t.chunk == 32 || t.chunk == 64)) ||
+                          (p.format == WeightFormat::Q8_0 && (t.chunk == 16 || t.chunk == 32));
     return (t.threads == 0 || (t.threads >= 8 && t.threads % 8 == 0 && t.threads <= 1024)) && t.rows <= 8 &&
            t.unroll <= 4 && chunk_ok;
   };
   require(valid(requested),
-          "tuning needs threads a multiple of 8 up to 1024, rows 1..8, unroll 1..4, and chunk 0 (or, for Q4_K, "
-          "16 or 64)");
+          "tuning needs threads a multiple of 8 up to 1024, rows 1..8, unroll 1..4, and chunk 0 (or 16, 32 or 64 "
+          "for Q4_K, 16 or 32 for Q8_0)");
   const DmmvCoopmatTuning m = coopmat_shape(p.format, requested.matrix, p.cols);  // the matrix pieces' shape
   if (requested.matrix.from_cols != 0) {
     require(dmmv_coopmat_kernel_name(p.format) != nullptr,

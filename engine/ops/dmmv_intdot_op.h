@@ -36,7 +36,10 @@ struct DmmvIntdotTuning {
   uint32_t threads = 0;  // workgroup size; 0 = the default
   uint32_t rows = 0;     // rows per workgroup; 0 = the default
   uint32_t unroll = 0;   // chunks per thread loaded before any is used; 0 = the default
-  uint32_t chunk = 0;    // weights per chunk, Q4_K only: 64 or 16 (dmmv_intdot_q4_k16); 0 = the default
+  // weights per chunk: Q4_K 64, 32 (dmmv_intdot_q4_k32) or 16 (dmmv_intdot_q4_k16), Q8_0 16 or 32
+  // (dmmv_intdot_q8_032);
+  // 0 = the default
+  uint32_t chunk = 0;
   DmmvCoopmatTuning matrix;  // which pieces run on the matrix units instead, and their shape
 };
 
@@ -82,7 +85,8 @@ struct DmmvIntdotPush {
 };
 
 // "dmmv_intdot_q4_k", ...; null for a format without an integer-dot kernel (F32, F16). Q4_K
-// has a second kernel, "dmmv_intdot_q4_k16", chosen by chunk = 16.
+// has two more, "dmmv_intdot_q4_k16" and "dmmv_intdot_q4_k32", chosen by chunk = 16 or 32, and
+// Q8_0 "dmmv_intdot_q8_032", chosen by chunk = 32.
 const char* dmmv_intdot_kernel_name(WeightFormat format, uint32_t chunk = 0);
 
 // True when `format` has an integer-dot kernel, it and quantize_x were compiled in, and the

@@ -201,6 +201,21 @@ std::vector<IntdotCase> cases() {
     list.push_back({f, 37, 512, 2, false, {}, row_bytes(f, 512) * 10});  // weights split by rows
   }
   list.push_back({WeightFormat::Q8_0, 21, 192, 2, false, {}});  // Q8_0 needs only 64 | cols
+  // Q4_K in sub-blocks (dmmv_intdot_q4_k32): every width, the tail loop, rows split into slices.
+  for (uint32_t n : {1u, 2u, 8u}) {
+    for (bool accumulate : {false, true}) list.push_back({WeightFormat::Q4_K, 37, 512, n, accumulate, {.chunk = 32}});
+  }
+  list.push_back({WeightFormat::Q4_K, 37, 1280, 3, false, {.threads = 16, .rows = 3, .unroll = 2, .chunk = 32}});
+  list.push_back({WeightFormat::Q4_K, 21, 256, 16, true, {.threads = 64, .rows = 4, .unroll = 4, .chunk = 32}});
+  list.push_back({WeightFormat::Q4_K, 37, 512, 4, false, {.chunk = 32}, row_bytes(WeightFormat::Q4_K, 512) * 10});
+  // Q8_0 in whole blocks (dmmv_intdot_q8_032): odd and even blocks, the tail loop, every width,
+  // rows split into slices (each slice starts on a row, so on 4 bytes).
+  for (uint32_t n : {1u, 2u, 8u}) {
+    for (bool accumulate : {false, true}) list.push_back({WeightFormat::Q8_0, 37, 512, n, accumulate, {.chunk = 32}});
+  }
+  list.push_back({WeightFormat::Q8_0, 37, 1280, 3, false, {.threads = 16, .rows = 3, .unroll = 2, .chunk = 32}});
+  list.push_back({WeightFormat::Q8_0, 21, 192, 16, true, {.threads = 64, .rows = 4, .unroll = 4, .chunk = 32}});
+  list.push_back({WeightFormat::Q8_0, 37, 512, 4, false, {.chunk = 32}, row_bytes(WeightFormat::Q8_0, 512) * 10});
   // Wide rows (more than kIntdotWideCols inputs) take their own default shapes at 4 and 8 columns.
   for (WeightFormat f : kIntdotFormats) {
     list.push_back({f, 21, 8448, 8, true, {}});
@@ -343,20 +358,26 @@ TEST(DmmvIntdotOps, RefusesWhatTheKernelsCannotRun) {
                                    quantized_x_in(TensorView::whole(any), 512, 2, limits), limits);
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_EQ(ops[0].spec.values[0], 2);
-  // Wide rows take their own shape where the sweep found one (Q8_0 at 8 columns: 128 threads).
+  // Wide rows take their own shape where the sweep found one (Q8_0 at 8 columns: whole blocks,
+  // 64 threads).
   const QuantizedX qx8 = quantized_x_in(TensorView::whole(any), 8448, 8, limits);
   const auto wide = dmmv_intdot_ops(ProjectionProblem{WeightFormat::Q8_0, TensorView::whole(any), TensorView::whole(any),
                                                       TensorView::whole(any), 8, 8448, 8, 8448, 8, false},
                                     qx8, limits);
   ASSERT_EQ(wide.size(), 1u);
-  EXPECT_EQ(wide[0].spec.values[2], 128);
+  EXPECT_EQ(wide[0].spec.values[2], 64);
+  EXPECT_EQ(wide[0].kernel, find_kernel("dmmv_intdot_q8_032"));
   EXPECT_EQ(default_dmmv_intdot_tuning(WeightFormat::Q8_0, 8, 4096).threads, 32u);
-  // Chunks of 16 or 64 weights exist for Q4_K alone.
+  // Chunks of 16, 32 or 64 weights for Q4_K, 16 or 32 for Q8_0, none to choose for Q6_K.
   DmmvIntdotTuning chunked;
-  chunked.chunk = 16;
+  chunked.chunk = 64;
   EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q8_0, 512), qx, limits, chunked), UsageError);
-  chunked.chunk = 32;
+  chunked.chunk = 8;
   EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q4_K, 512), qx, limits, chunked), UsageError);
+  chunked.chunk = 32;
+  EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q6_K, 512), qx, limits, chunked), UsageError);
+  EXPECT_EQ(dmmv_intdot_ops(problem(WeightFormat::Q8_0, 512), qx, limits, chunked).at(0).kernel,
+            find_kernel("dmmv_intdot_q8_032"));
   // The matrix kernel exists for Q8_0 and Q4_K, in shapes of 16 or 32 rows and 1..16 subgroups.
   DmmvIntdotTuning matrix;
   matrix.matrix = {1, 0, 0};
@@ -387,14 +408,16 @@ TEST(DmmvIntdotOps, RefusesWhatTheKernelsCannotRun) {
     ASSERT_EQ(pieces.size(), 2u);
     EXPECT_EQ(pieces[0].kernel, find_kernel("dmmv_coopmat_q4_k"));
     EXPECT_EQ(pieces[0].spec.values[0], 16);
-    EXPECT_EQ(pieces[1].kernel, find_kernel("dmmv_intdot_q4_k16"));
+    EXPECT_EQ(pieces[1].kernel, find_kernel("dmmv_intdot_q4_k32"));
   }
-  // Q4_K's default: 64-weight chunks for one column, 16-weight chunks from four columns up.
-  const QuantizedX qx4 = quantized_x_in(TensorView::whole(any), 512, 4, limits);
-  for (const auto& [ncols, kernel_name] : {std::pair{1u, "dmmv_intdot_q4_k"}, std::pair{4u, "dmmv_intdot_q4_k16"}}) {
+  // Q4_K's default: 64-weight chunks for one column, sub-blocks from two to eight columns,
+  // 16-weight chunks for sixteen (where they stay on the integer dot).
+  const QuantizedX qx16 = quantized_x_in(TensorView::whole(any), 512, 16, limits);
+  for (const auto& [ncols, kernel_name] : {std::pair{1u, "dmmv_intdot_q4_k"}, std::pair{4u, "dmmv_intdot_q4_k32"},
+                                           std::pair{16u, "dmmv_intdot_q4_k16"}}) {
     ProjectionProblem p = problem(WeightFormat::Q4_K, 512);
     p.ncols = ncols;
-    const auto chosen = dmmv_intdot_ops(p, qx4, limits);
+    const auto chosen = dmmv_intdot_ops(p, qx16, limits);
     ASSERT_EQ(chosen.size(), 1u);
     EXPECT_EQ(chosen[0].kernel, find_kernel(kernel_name)) << ncols << " columns";
   }
