@@ -49,13 +49,15 @@ const char* dmmv_intdot_kernel_name(WeightFormat format, uint32_t chunk) {
 // alone for wide rows (more than kIntdotWideCols inputs): Q4_K from 2 to 8 columns (8 columns
 // ffn_up 39.9 -> 33.3 us, ffn_down 33.6 -> 28.9), Q8_0 on wide rows at 4 and 8 columns (8
 // columns ffn_down 40.7 -> 29.2; on 4096 inputs whole blocks were slower at 4 and 8 columns and
-// within 3% at 1 and 2). Neither wins at one column, where the 64-weight Q4_K chunk stays. (Q6_K's
+// within 3% at 1 and 2). Neither wins at one column, where the 64-weight Q4_K chunk stays. A
+// wider sweep at 8 columns (threads 32 or 64, rows 1 to 4, unroll 1 to 4) moved Q4_K on 4096
+// inputs to one chunk per step (attn 15.3 -> 14.0 us, ffn_up 33.3 -> 31.5). (Q6_K's
 // sweep varied by up to 30% between runs of one shape, so its table stays one for every width.)
 DmmvIntdotTuning default_dmmv_intdot_tuning(WeightFormat format, uint32_t ncols, uint32_t cols) {
   using T = DmmvIntdotTuning;
   static constexpr T kQ8_0[] = {{128, 1, 2}, {32, 2, 2}, {32, 2, 2}, {32, 2, 2}, {32, 1, 1}};
   static constexpr T kQ8_0Wide[] = {{128, 1, 2}, {32, 2, 2}, {64, 4, 2, 32}, {64, 4, 2, 32}, {32, 1, 1}};
-  static constexpr T kQ4_K[] = {{32, 2, 2, 64}, {32, 2, 2, 32}, {32, 2, 2, 32}, {32, 2, 2, 32}, {32, 4, 2, 16}};
+  static constexpr T kQ4_K[] = {{32, 2, 2, 64}, {32, 2, 2, 32}, {32, 2, 2, 32}, {32, 2, 1, 32}, {32, 4, 2, 16}};
   static constexpr T kQ4_KWide[] = {{32, 2, 2, 64}, {64, 4, 1, 64}, {64, 4, 2, 32}, {64, 2, 1, 32}, {32, 4, 2, 16}};
   static constexpr T kQ6_K[] = {{64, 2, 2}, {128, 4, 1}, {64, 2, 4}, {64, 4, 2}, {64, 4, 1}};
   size_t i = 0;
