@@ -12,9 +12,9 @@
 //       kernel under each candidate shape that fits the device
 //   dmmv_intdot_tuning/<fmt>/<shape>/num_cols:N/threads:T/rows:R/unroll:U  the DMMV alone under
 //       each candidate workgroup shape, to choose default_dmmv_intdot_tuning per device; for
-//       Q4_K each also with /chunk:16 and /chunk:32, the kernels of 16-weight chunks and of
-//       sub-blocks (dmmv_intdot_q4_k16, _q4_k32), for Q8_0 with /chunk:32, the kernel of whole
-//       blocks (dmmv_intdot_q8_032)
+//       Q4_K each also with /chunk:16, /chunk:32 and /chunk:64, the kernels of 16-weight chunks,
+//       of sub-blocks and of 64-weight chunks (dmmv_intdot_q4_k16, _q4_k32, _q4_k), for Q8_0 with
+//       /chunk:32, the kernel of whole blocks (dmmv_intdot_q8_032)
 //   dmmv_intdot/<fmt>/dmmv/ffn_gate_up:<2R>xC/num_cols:1  gate and up stacked (R x C each, the
 //       ffn_up shape), as decode projects them in one dispatch
 // Compare with dmmv/<fmt>/spec/<shape>/num_cols:N (dmmv_bench.cpp), which reads the same weights.
@@ -102,8 +102,9 @@ void register_dmmv_intdot_benchmarks(GpuBenchmarks& benchmarks) {
                                    std::to_string(ncols) + "/threads:" + std::to_string(t.threads) +
                                    "/rows:" + std::to_string(t.rows) + "/unroll:" + std::to_string(t.unroll);
           benchmarks.add(name, [=](BenchEnv& e) { return intdot_case(e, format, shape, ncols, false, t); });
-          // The format's other chunks: Q4_K's 16-weight chunks and sub-blocks, Q8_0's whole blocks.
-          const std::vector<uint32_t> other_chunks = format == WeightFormat::Q4_K   ? std::vector<uint32_t>{16, 32}
+          // The format's chunks by name (the name without one takes the default for the width):
+          // Q4_K's 16-weight chunks, sub-blocks and 64-weight chunks, Q8_0's whole blocks.
+          const std::vector<uint32_t> other_chunks = format == WeightFormat::Q4_K   ? std::vector<uint32_t>{16, 32, 64}
                                                      : format == WeightFormat::Q8_0 ? std::vector<uint32_t>{32}
                                                                                     : std::vector<uint32_t>{};
           for (const uint32_t chunk : other_chunks) {
