@@ -51,8 +51,9 @@ const char* dmmv_intdot_kernel_name(WeightFormat format, uint32_t chunk) {
 // columns ffn_down 40.7 -> 29.2; on 4096 inputs whole blocks were slower at 4 and 8 columns and
 // within 3% at 1 and 2). Neither wins at one column, where the 64-weight Q4_K chunk stays. A
 // wider sweep at 8 columns (threads 32 or 64, rows 1 to 4, unroll 1 to 4) moved Q4_K on 4096
-// inputs to one chunk per step (attn 15.3 -> 14.0 us, ffn_up 33.3 -> 31.5). (Q6_K's
-// sweep varied by up to 30% between runs of one shape, so its table stays one for every width.)
+// inputs to one chunk per step (attn 15.3 -> 14.0 us, ffn_up 33.3 -> 31.5). Each change was
+// confirmed against the old shape with medians of 5. (Q6_K's sweep varied by up to 30% between
+// runs of one shape, so its table stays one for every width.)
 DmmvIntdotTuning default_dmmv_intdot_tuning(WeightFormat format, uint32_t ncols, uint32_t cols) {
   using T = DmmvIntdotTuning;
   static constexpr T kQ8_0[] = {{128, 1, 2}, {32, 2, 2}, {32, 2, 2}, {32, 2, 2}, {32, 1, 1}};
