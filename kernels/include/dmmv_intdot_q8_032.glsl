@@ -2,12 +2,12 @@
 // weights and their f16 scale d. Against the half-block chunks of dmmv_intdot_q8_0.glsl, both
 // halves' byte products sum into one integer before the one conversion and scaling per block
 // and column, the activations' scale is loaded once per block, and a block takes 9 word loads
-// instead of 12. With cols a multiple of 64 every row starts on 4 bytes, so an odd block
-// starts 2 bytes into a word (d in its upper half, the quants word-aligned after it) and an even
-// block on a word (d in the lower half, the quants 2 bytes into the word, joined across words).
-// The nine words never pass the block's end for odd blocks, and an even block is never a row's
-// last, so its ninth word is the next block's.
+// instead of 12. With cols a multiple of 64 every row starts on 4 bytes (q8_0_words.glsl has
+// where d and the quants lie in odd and even blocks). The nine words never pass the block's end
+// for odd blocks, and an even block is never a row's last, so its ninth word is the next block's.
 #extension GL_EXT_control_flow_attributes : require
+
+#include "q8_0_words.glsl"
 
 #define CHUNKS_PER_ROW(cols) ((cols) / 32)
 
@@ -30,8 +30,8 @@ WeightChunk load_weights(uint row, uint chunk) {
   [[unroll]] for (int j = 0; j < 9; ++j) u[j] = w[i + uint(j)];
   const bool odd = (block_byte & 2u) != 0u;
   uint q[8];
-  [[unroll]] for (int j = 0; j < 8; ++j) q[j] = odd ? u[j + 1] : (u[j] >> 16) | (u[j + 1] << 16);
-  const float d = unpackHalf2x16(odd ? u[0] >> 16 : u[0] & 0xffffu).x;
+  [[unroll]] for (int j = 0; j < 8; ++j) q[j] = q8_0_quant_word(u[j], u[j + 1], odd);
+  const float d = unpackHalf2x16(q8_0_scale_bits(u[0], odd)).x;
   return WeightChunk(uvec4(q[0], q[1], q[2], q[3]), uvec4(q[4], q[5], q[6], q[7]), d);
 }
 

@@ -11,6 +11,7 @@
 #define PB_MATMUL_WEIGHTS_GLSL
 
 #include "matmul_weights_words.glsl"
+#include "q8_0_words.glsl"
 
 struct WeightGroup {
   uint words[9];  // the aligned words covering the block
@@ -42,12 +43,8 @@ WeightGroup matmul_zero_group() {
 // The group's weights in k_order, four per f16vec4.
 #define MATMUL_DECODE_F16
 void matmul_decode_f16(WeightGroup g, uint k, out f16vec4 v[MATMUL_GROUP / 4]) {
-  const uint d_bits = g.odd ? g.words[0] >> 16 : g.words[0] & 0xffffu;
-  const float16_t d = float16_t(dq_half(d_bits));
-  [[unroll]] for (uint m = 0; m < 8; ++m) {
-    const uint quants = g.odd ? g.words[m + 1] : joined_word(g.words[m], g.words[m + 1], true);
-    v[m] = signed_bytes_f16(quants, d);
-  }
+  const float16_t d = float16_t(dq_half(q8_0_scale_bits(g.words[0], g.odd)));
+  [[unroll]] for (uint m = 0; m < 8; ++m) v[m] = signed_bytes_f16(q8_0_quant_word(g.words[m], g.words[m + 1], g.odd), d);
 }
 
 #endif

@@ -9,14 +9,11 @@
 
 #include "dequant.glsl"
 #include "f16_bytes.glsl"
+#include "joined_word.glsl"
 
 #define MATMUL_GROUP 32
 
 layout(binding = 0) readonly buffer W { uint w[]; };
 layout(binding = 0) readonly buffer W16 { uint16_t w16[]; };
-
-// A word of a run of bytes read as whole words: lo itself, or, where the run starts 2 bytes
-// into its first word (`shifted`), the upper half of lo joined to the lower half of hi.
-uint joined_word(uint lo, uint hi, bool shifted) { return shifted ? (lo >> 16) | (hi << 16) : lo; }
 
 #endif
