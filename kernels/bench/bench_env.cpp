@@ -23,11 +23,10 @@ BenchEnv::BenchEnv(const BenchFlags& flags)
     : context_(std::make_unique<Context>(ContextOptions{flags.device, flags.validate})),
       weights_(flags.cache),
       validate_(flags.validate),
-      cache_policy_(flags.cache),
-      pipeline_statistics_(flags.pipeline_statistics) {
+      cache_policy_(flags.cache) {
   cache_ = std::make_unique<PipelineCache>(device(), PipelineCache::default_directory());
   pipelines_ = std::make_unique<PipelineSet>(device(), cache_.get());
-  if (pipeline_statistics_) pipelines_->capture_statistics();
+  if (flags.pipeline_statistics) pipelines_->capture_statistics();
   shapes_ = is_cpu_device() ? cpu_shapes() : model_shapes();
   bandwidth_ = measure_copy_bandwidth(device(), find_kernel("copy_vec4"));
   device().mutable_info().copy_bandwidth_gbps = bandwidth_.roofline_gbps;
@@ -55,6 +54,8 @@ void BenchEnv::add_benchmark_context() {
       "integer_dot_product",
       std::string(d.caps.integer_dot_product ? "device yes" : "device no") +
           (b.has_intdot_shaders ? ", shaders compiled in" : ", shaders not compiled in"));
+  benchmark::AddCustomContext("pipeline_statistics",
+                              d.caps.pipeline_executable_info ? "device yes" : "device no");
   benchmark::AddCustomContext("phasebench_commit", b.git_commit);
   benchmark::AddCustomContext("phasebench_version", b.version);
   benchmark::AddCustomContext("phasebench_build",

@@ -30,7 +30,6 @@ class BenchEnv {
   bool is_cpu_device() { return info().type == "cpu"; }
   bool validate() const { return validate_; }
   InputCache input_cache() const { return cache_policy_; }
-  bool pipeline_statistics() const { return pipeline_statistics_; }
 
   // Device, driver, build and bandwidth into the benchmark context (the JSON's "context").
   void add_benchmark_context();
@@ -44,7 +43,6 @@ class BenchEnv {
   WeightCache weights_;
   bool validate_ = false;
   InputCache cache_policy_ = InputCache::Cold;
-  bool pipeline_statistics_ = false;
 };
 
 }  // namespace pb::bench

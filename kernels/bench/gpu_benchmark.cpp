@@ -17,7 +17,8 @@ constexpr uint32_t kMaxBatchInvocations = 4096;
 constexpr uint32_t kMaxValidatedBatchInvocations = 64;
 
 // The driver's statistics of each distinct pipeline of one invocation as counters
-// LABEL.STATISTIC (the op's label; a second pipeline under one label adds #2, and so on).
+// LABEL.STATISTIC (the op's label; a second pipeline under one label adds #2, and so on); none
+// where the pipelines were created without them (no --pipeline-statistics).
 void add_statistics_counters(benchmark::State& state, const std::vector<const ComputePipeline*>& pipelines,
                              const std::vector<Op>& ops) {
   std::set<const ComputePipeline*> seen;
@@ -88,7 +89,7 @@ void GpuBenchmarks::run(benchmark::State& state, const std::string& name, const 
     const double achieved_gbps = cost.bytes * invocations / total_ns;
     state.counters["roofline"] = Counter(achieved_gbps / env_.bandwidth().roofline_gbps);
     state.counters["copies"] = Counter(a.bench_case.invocations);
-    if (env_.pipeline_statistics()) add_statistics_counters(state, a.timer.first_invocation_pipelines(), a.bench_case.round);
+    add_statistics_counters(state, a.timer.first_invocation_pipelines(), a.bench_case.round);
     if (env_.is_cpu_device()) state.SetLabel("cpu-small shapes");
   } catch (const std::exception& e) {
     ++failures_;
