@@ -89,6 +89,9 @@ void GpuBenchmarks::run(benchmark::State& state, const std::string& name, const 
     const double achieved_gbps = cost.bytes * invocations / total_ns;
     state.counters["roofline"] = Counter(achieved_gbps / env_.bandwidth().roofline_gbps);
     state.counters["copies"] = Counter(a.bench_case.invocations);
+    // What one timed invocation records: a sequence shows its parts' dispatches added up.
+    state.counters["dispatches"] =
+        Counter(static_cast<double>(a.bench_case.round.size()) / a.bench_case.invocations);
     add_statistics_counters(state, a.timer.first_invocation_pipelines(), a.bench_case.round);
     if (env_.is_cpu_device()) state.SetLabel("cpu-small shapes");
   } catch (const std::exception& e) {

@@ -153,8 +153,9 @@ TEST(BenchCli, CacheHotReadsOneCopyOfEachInput) {
 }
 
 // A sequence is its parts run invocation by invocation: its bytes model is theirs together, and
-// its time per invocation is at least the longest part's (the parts run one after another).
-TEST(BenchCli, SequenceCarriesItsPartsCostAndTime) {
+// each timed invocation records the dispatches of both. Its time is a figure to compare with the
+// parts' (on lavapipe the first benchmark of a run can take twice its steady time), not a test.
+TEST(BenchCli, SequenceCarriesItsPartsCostAndDispatches) {
   const Result r = run(
       "--benchmark_filter='^(sequence/rmsnorm_quantize\\+glu_quantize|rmsnorm_quantize/n:[0-9]+/cols:1|"
       "glu_quantize/n:[0-9]+/cols:1)/' --benchmark_min_time=0.01 --benchmark_format=json",
@@ -176,9 +177,11 @@ TEST(BenchCli, SequenceCarriesItsPartsCostAndTime) {
   const nlohmann::json& glu = by_family.at("glu_quantize");
   const double parts = bytes(norm) + bytes(glu);
   EXPECT_NEAR(bytes(seq), parts, 0.01 * parts) << seq;
-  EXPECT_GE(seq.at("real_time").get<double>(),
-            0.9 * std::max(norm.at("real_time").get<double>(), glu.at("real_time").get<double>()))
+  // Both parts are recorded in every timed invocation (their times are figures, not asserted).
+  EXPECT_EQ(seq.at("dispatches").get<double>(),
+            norm.at("dispatches").get<double>() + glu.at("dispatches").get<double>())
       << r.out;
+  EXPECT_GE(norm.at("dispatches").get<double>(), 1.0) << r.out;
 }
 
 TEST(BenchCli, BadUsageExitsWithStatus2) {
