@@ -41,19 +41,37 @@ const char* dmmv_kernel_name(WeightFormat format) {
   return "?";
 }
 
-DmmvTuning default_dmmv_tuning(WeightFormat format) {
+// Shapes (threads, rows, unroll) for 1, 2, 4 and 8 columns: the fastest in medians of 5 summed
+// over ffn_up 14336x4096 and ffn_down 4096x14336 on an H200, among the few best of a one-run
+// sweep of threads 32 to 256, rows 1 to 4 and unroll 1 to 4 (docs/GPU_FIGURES.md, 2026-11-22).
+// Against the shape before it, for example: Q4_K 8 columns 257 -> 129 us on ffn_down, Q8_0 one
+// column 30.7 -> 25.8, F16 8 columns 136 -> 59. Past 8 columns the earlier one-column shapes
+// stay (not swept again; 16 columns measured within 3% or faster with the new body).
+DmmvTuning default_dmmv_tuning(WeightFormat format, uint32_t ncols) {
+  using T = DmmvTuning;
+  static constexpr T kF16[] = {{256, 2, 1}, {64, 2, 1}, {64, 4, 1}, {64, 4, 1}};
+  static constexpr T kQ8_0[] = {{128, 2, 4}, {128, 2, 2}, {64, 4, 1}, {64, 4, 2}};
+  static constexpr T kQ4_K[] = {{64, 2, 2}, {64, 2, 2}, {64, 2, 2}, {64, 2, 2}};
+  static constexpr T kQ6_K[] = {{128, 2, 2}, {128, 2, 2}, {128, 2, 2}, {64, 2, 1}};
+  if (ncols > 8) {
+    switch (format) {
+      case WeightFormat::Q4_K: return {64, 2, 1};
+      case WeightFormat::Q6_K: return {128, 1, 1};
+      default: return {64, 1, 1};
+    }
+  }
+  const size_t i = ncols <= 1 ? 0 : ncols <= 2 ? 1 : ncols <= 4 ? 2 : 3;
   switch (format) {
-    case WeightFormat::Q4_K: return {64, 2};
-    case WeightFormat::Q6_K: return {128, 1};
-    default: return {64, 1};
+    case WeightFormat::F16: return kF16[i];
+    case WeightFormat::Q8_0: return kQ8_0[i];
+    case WeightFormat::Q4_K: return kQ4_K[i];
+    case WeightFormat::Q6_K: return kQ6_K[i];
+    default: return {64, 1, 1};  // F32: not swept
   }
 }
 
 std::vector<Op> dmmv_ops(const ProjectionProblem& p, NumColsMode mode, const BindingLimits& limits,
                          const DmmvTuning& requested) {
-  const DmmvTuning defaults = default_dmmv_tuning(p.format);
-  const DmmvTuning tuning{requested.threads ? requested.threads : defaults.threads,
-                          requested.rows ? requested.rows : defaults.rows};
   const uint64_t rb = row_bytes(p.format, p.cols);  // throws on a misfit cols
   if (p.x_stride % 4 != 0 || p.x_stride < p.cols || p.y_stride < p.rows) {
     throw UsageError("dmmv: x_stride must be a multiple of 4 and >= cols, y_stride >= rows");
@@ -68,6 +86,10 @@ std::vector<Op> dmmv_ops(const ProjectionProblem& p, NumColsMode mode, const Bin
     const AlignedWindow y = aligned_window(p.y, uint64_t(first_col) * p.y_stride * 4,
                                            (uint64_t(first_col + count - 1) * p.y_stride + p.rows) * 4,
                                            limits);
+    const DmmvTuning defaults = default_dmmv_tuning(p.format, mode.shared ? mode.max_cols : count);
+    const DmmvTuning tuning{requested.threads ? requested.threads : defaults.threads,
+                            requested.rows ? requested.rows : defaults.rows,
+                            requested.unroll ? requested.unroll : defaults.unroll};
     for (uint32_t row0 = 0; row0 < p.rows; row0 += slice_rows) {
       const uint32_t rows = std::min(slice_rows, p.rows - row0);
       Op op;
@@ -76,7 +98,8 @@ std::vector<Op> dmmv_ops(const ProjectionProblem& p, NumColsMode mode, const Bin
           .set(1, mode.shared ? 1 : 0)
           .set(2, static_cast<int32_t>(tuning.threads))
           .set(3, static_cast<int32_t>(tuning.rows))
-          .set(4, p.accumulate ? 1 : 0);
+          .set(4, p.accumulate ? 1 : 0)
+          .set(5, static_cast<int32_t>(tuning.unroll));
       op.bindings = {p.weights.slice(row0 * rb, rows * rb).read(), x.view.read(),
                      p.accumulate ? y.view.read_write() : y.view.write()};
       op.push = PushConstants::of(DmmvPush{rows, p.cols, count, p.x_stride, p.y_stride, row0,

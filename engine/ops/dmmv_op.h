@@ -14,12 +14,13 @@ namespace pb {
 struct DmmvTuning {
   uint32_t threads = 0;  // workgroup size; 0 = the format's default
   uint32_t rows = 0;     // rows per workgroup; 0 = the format's default
+  uint32_t unroll = 0;   // slots per thread per loop step; 0 = the format's default
 };
 
-// The workgroup shape each format runs best with at one column, from the dmmv_tuning
-// benchmarks (phasebench-kernels) on an NVIDIA H200: Q4_K 64 threads x 2 rows, Q6_K 128 x 1,
-// Q8_0/F16/F32 64 x 1. Other devices: run those benchmarks and pass a DmmvTuning.
-DmmvTuning default_dmmv_tuning(WeightFormat format);
+// The workgroup shape a format's DMMV runs with at `ncols` columns (the pipeline's NUM_COLS),
+// from the dmmv_tuning benchmarks (phasebench-kernels) on an NVIDIA H200 (dmmv_op.cpp says
+// which). Other devices: run those benchmarks and pass a DmmvTuning.
+DmmvTuning default_dmmv_tuning(WeightFormat format, uint32_t ncols);
 
 struct DmmvPush {
   uint32_t rows;      // rows of this dispatch's weight slice

@@ -15,6 +15,8 @@ constexpr NumColsMode kModes[] = {{false, 64}, {true, 32}, {true, 64}};
 // Workgroup shapes the tuning benchmarks try: (threads, rows per workgroup).
 constexpr std::pair<uint32_t, uint32_t> kTunings[] = {{32, 1},  {64, 1},  {64, 2},  {64, 4},  {128, 1},
                                                       {128, 2}, {128, 4}, {256, 1}, {256, 2}};
+// Slots each thread takes per loop step (dmmv_body.glsl's UNROLL).
+constexpr uint32_t kUnrolls[] = {1, 2, 4};
 
 BenchCase dmmv_case(BenchEnv& env, WeightFormat format, const ProjectionShape& shape, NumColsMode mode,
                     uint32_t ncols, DmmvTuning tuning = {}) {
@@ -43,17 +45,20 @@ void register_dmmv_benchmarks(GpuBenchmarks& benchmarks) {
     }
   }
   // The workgroup shape the DMMV defaults to is a choice per device: these time the spec kernel
-  // at one and eight columns under each candidate (dmmv_tuning/..., filter them in or out).
+  // at one, two, four and eight columns under each candidate (dmmv_tuning/..., filter them in or out).
   for (const WeightFormat format : kFormats) {
     for (const ProjectionShape& shape : benchmarks.env().shapes().projections) {
-      for (const uint32_t ncols : {1u, 8u}) {
+      for (const uint32_t ncols : {1u, 2u, 4u, 8u}) {
         for (const auto& [threads, rows] : kTunings) {
-          const std::string name = "dmmv_tuning/" + std::string(format_name(format)) + "/" + shape.name() +
-                                   "/num_cols:" + std::to_string(ncols) + "/threads:" + std::to_string(threads) +
-                                   "/rows:" + std::to_string(rows);
-          benchmarks.add(name, [=](BenchEnv& env) {
-            return dmmv_case(env, format, shape, NumColsMode{false, 64}, ncols, DmmvTuning{threads, rows});
-          });
+          for (const uint32_t unroll : kUnrolls) {
+            const std::string name = "dmmv_tuning/" + std::string(format_name(format)) + "/" + shape.name() +
+                                     "/num_cols:" + std::to_string(ncols) + "/threads:" + std::to_string(threads) +
+                                     "/rows:" + std::to_string(rows) + "/unroll:" + std::to_string(unroll);
+            benchmarks.add(name, [=](BenchEnv& env) {
+              return dmmv_case(env, format, shape, NumColsMode{false, 64}, ncols,
+                               DmmvTuning{threads, rows, unroll});
+            });
+          }
         }
       }
     }

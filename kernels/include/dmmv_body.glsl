@@ -13,7 +13,14 @@
 //   SLOTS_PER_BLOCK   steps per quantization block
 //   BLOCKS_PER_ROW(cols)
 //   void accumulate_slot(uint r, uint row, uint block, uint slot) adding into acc[r * NUM_COLS + c]
+//     for every active column c, through FOR_EACH_COLUMN (defined here)
 // and binds the weights at binding 0.
+//
+// Each thread takes UNROLL slots of each of the ROWS rows per loop step, in straight-line code
+// (rows past the end compute on the last row and are never written), so that the driver can
+// send their loads out together instead of one slot's at a time. The row and column loops are
+// unrolled so that acc[] is indexed by constants and stays in registers: rolled, NVIDIA's driver
+// (580) kept the 8-column accumulators of Q4_K in local memory.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 
@@ -21,6 +28,7 @@ layout(constant_id = 0) const int NUM_COLS = 1;    // columns (spec) or MAX_COLS
 layout(constant_id = 1) const int SHARED = 0;      // 1: active column count from push constants
 layout(constant_id = 3) const int ROWS = 2;        // rows per workgroup
 layout(constant_id = 4) const int ACCUMULATE = 0;  // 1: y += W x (fused residual add)
+layout(constant_id = 5) const int UNROLL = 1;      // slots per thread per loop step
 layout(local_size_x_id = 2) in;                    // threads per workgroup (spec id 2)
 
 layout(binding = 1) readonly buffer X { vec4 x4[]; };  // column c at c * x_stride floats
@@ -41,7 +49,32 @@ layout(push_constant) uniform Push {
 
 uint active_cols() { return SHARED != 0 ? pc.ncols : uint(NUM_COLS); }
 
+// The format files' loop over the columns of a slot: unrolled where the count is the constant
+// NUM_COLS (spec) and at most 16, rolled otherwise, in the shared build's own form. Unrolled
+// with an exit per column, the shared build's 64 columns of Q4_K took lavapipe's LLVM minutes to
+// compile. At 32 columns, unrolled, Q8_0 and Q4_K on ffn_down were 12-23% slower than rolled.
+#define FOR_EACH_COLUMN(c, STATEMENT)                                 \
+  if (SHARED == 0 && NUM_COLS <= 16) {                               \
+    [[unroll]] for (int c = 0; c < NUM_COLS; ++c) { STATEMENT; }      \
+  } else {                                                            \
+    for (int c = 0; c < NUM_COLS; ++c) {                              \
+      if (uint(c) >= pc.ncols) break;                                 \
+      STATEMENT;                                                      \
+    }                                                                 \
+  }
+
 void accumulate_slot(uint r, uint row, uint block, uint slot);  // defined by the format file
+
+// Adds slots s, s + T, ..., s + (N - 1) T of every row (T = threads).
+#define ACCUMULATE_SLOTS(N)                                                                   \
+  {                                                                                           \
+    [[unroll]] for (int u = 0; u < (N); ++u) {                                                \
+      const uint su = s + u * step;                                                           \
+      [[unroll]] for (int r = 0; r < ROWS; ++r) {                                             \
+        accumulate_slot(r, min(first_row + r, pc.rows - 1), su / SLOTS_PER_BLOCK, su % SLOTS_PER_BLOCK); \
+      }                                                                                       \
+    }                                                                                         \
+  }
 
 // x[c][k .. k+3] for a k that is a multiple of 4.
 vec4 x_at(uint c, uint k) { return x4[(pc.x_offset + c * pc.x_stride + k) >> 2]; }
@@ -49,17 +82,13 @@ vec4 x_at(uint c, uint k) { return x4[(pc.x_offset + c * pc.x_stride + k) >> 2];
 void main() {
   const uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   const uint first_row = group * ROWS;
-  for (int i = 0; i < ROWS * NUM_COLS; ++i) acc[i] = 0.0;
+  [[unroll]] for (int i = 0; i < ROWS * NUM_COLS; ++i) acc[i] = 0.0;
 
   const uint slots = BLOCKS_PER_ROW(pc.cols) * SLOTS_PER_BLOCK;
-  for (uint s = gl_LocalInvocationID.x; s < slots; s += gl_WorkGroupSize.x) {
-    const uint block = s / SLOTS_PER_BLOCK;
-    const uint slot = s % SLOTS_PER_BLOCK;
-    for (int r = 0; r < ROWS; ++r) {
-      const uint row = first_row + r;
-      if (row < pc.rows) accumulate_slot(r, row, block, slot);
-    }
-  }
+  const uint step = gl_WorkGroupSize.x;
+  uint s = gl_LocalInvocationID.x;
+  for (; s + (UNROLL - 1) * step < slots; s += UNROLL * step) ACCUMULATE_SLOTS(UNROLL)
+  for (; s < slots; s += step) ACCUMULATE_SLOTS(1)
 
   publish_partials();  // reduce over the workgroup (row_accumulators.glsl)
   const uint ncols = active_cols();

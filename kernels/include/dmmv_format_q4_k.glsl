@@ -1,7 +1,7 @@
 // The Q4_K weight format as the DMMV bodies see it (dmmv_body.glsl, moe_dmmv_body.glsl):
 // slot geometry and the weight binding (included before the body, with
 // DMMV_FORMAT_DECLARATIONS_ONLY defined), then accumulate_slot() (included after it; the body
-// declares acc, pc, x_at and active_cols).
+// declares acc, pc, x_at and FOR_EACH_COLUMN).
 //
 // A block is 144 bytes = 9 uvec4: the first holds d, dmin and the 12 bytes of packed 6-bit
 // scales and mins; the other 8 hold 128 bytes of nibbles. A slot is 32 weights: 16 bytes of
@@ -37,12 +37,9 @@ void accumulate_slot(uint r, uint row, uint block, uint slot) {
   const vec4 v0 = q4k_nibbles(q.x, 4u) * hi.x - hi.y, v1 = q4k_nibbles(q.y, 4u) * hi.x - hi.y;
   const vec4 v2 = q4k_nibbles(q.z, 4u) * hi.x - hi.y, v3 = q4k_nibbles(q.w, 4u) * hi.x - hi.y;
   const uint k = block * 256 + j * 64 + half_ * 16;
-  const uint ncols = active_cols();
-  for (int c = 0; c < NUM_COLS; ++c) {
-    if (uint(c) >= ncols) break;
-    acc[r * NUM_COLS + c] += dot(w0, x_at(c, k)) + dot(w1, x_at(c, k + 4)) + dot(w2, x_at(c, k + 8)) +
-                             dot(w3, x_at(c, k + 12)) + dot(v0, x_at(c, k + 32)) + dot(v1, x_at(c, k + 36)) +
-                             dot(v2, x_at(c, k + 40)) + dot(v3, x_at(c, k + 44));
-  }
+  FOR_EACH_COLUMN(c, acc[r * NUM_COLS + c] +=
+                         dot(w0, x_at(c, k)) + dot(w1, x_at(c, k + 4)) + dot(w2, x_at(c, k + 8)) +
+                         dot(w3, x_at(c, k + 12)) + dot(v0, x_at(c, k + 32)) + dot(v1, x_at(c, k + 36)) +
+                         dot(v2, x_at(c, k + 40)) + dot(v3, x_at(c, k + 44)));
 }
 #endif

@@ -1,7 +1,7 @@
 // The Q6_K weight format as the DMMV bodies see it (dmmv_body.glsl, moe_dmmv_body.glsl):
 // slot geometry and the weight binding (included before the body, with
 // DMMV_FORMAT_DECLARATIONS_ONLY defined), then accumulate_slot() (included after it; the body
-// declares acc, pc, x_at and active_cols).
+// declares acc, pc, x_at and FOR_EACH_COLUMN).
 #ifdef DMMV_FORMAT_DECLARATIONS_ONLY
 #define WEIGHTS_PER_SLOT 16
 #define SLOTS_PER_BLOCK 16
@@ -45,11 +45,7 @@ void accumulate_slot(uint r, uint row, uint block, uint slot) {
     q3[i] = float(int((b >> 4) | (((h >> 6) & 3u) << 4)) - 32);
   }
   const uint k = block * 256 + n * 128 + l0;
-  const uint ncols = active_cols();
-  for (int c = 0; c < NUM_COLS; ++c) {
-    if (uint(c) >= ncols) break;
-    acc[r * NUM_COLS + c] += s0 * dot(q0, x_at(c, k)) + s1 * dot(q1, x_at(c, k + 32)) +
-                             s2 * dot(q2, x_at(c, k + 64)) + s3 * dot(q3, x_at(c, k + 96));
-  }
+  FOR_EACH_COLUMN(c, acc[r * NUM_COLS + c] += s0 * dot(q0, x_at(c, k)) + s1 * dot(q1, x_at(c, k + 32)) +
+                                               s2 * dot(q2, x_at(c, k + 64)) + s3 * dot(q3, x_at(c, k + 96)));
 }
 #endif

@@ -46,7 +46,9 @@ uint pass_cols;                // assignments in the current pass (<= NUM_COLS)
 uint pass_assign[NUM_COLS];    // their assignment indices (output columns)
 uint pass_input[NUM_COLS];     // their input columns
 
-uint active_cols() { return pass_cols; }
+// The format files' loop over the columns of a slot: the pass's assignments.
+#define FOR_EACH_COLUMN(c, STATEMENT) \
+  for (int c = 0; c < int(pass_cols); ++c) { STATEMENT; }
 
 void accumulate_slot(uint r, uint row, uint block, uint slot);  // defined by the format file
 

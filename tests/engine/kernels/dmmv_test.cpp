@@ -1,6 +1,6 @@
 // DMMV kernels against the CPU reference: every format, every spec NUM_COLS value and both
-// shared builds, rows that are not a multiple of the workgroup's rows, and the fused
-// accumulate. Tolerance: |gpu - ref| <= 2e-5 * sum_k |w_k x_k| + 1e-6 (float32 accumulation
+// shared builds, rows that are not a multiple of the workgroup's rows, the fused accumulate,
+// and workgroup shapes other than the defaults (threads, rows, slots unrolled per step). Tolerance: |gpu - ref| <= 2e-5 * sum_k |w_k x_k| + 1e-6 (float32 accumulation
 // in a different order than the float64 reference).
 #include <gtest/gtest.h>
 
@@ -21,11 +21,15 @@ struct DmmvCase {
   NumColsMode mode;
   uint32_t rows, cols, ncols;
   bool accumulate;
+  DmmvTuning tuning = {};  // zeros: the format's defaults
 };
 
 void PrintTo(const DmmvCase& c, std::ostream* os) {
   *os << format_name(c.format) << " " << c.mode.name() << " " << c.rows << "x" << c.cols
       << " ncols=" << c.ncols << (c.accumulate ? " accumulate" : "");
+  if (c.tuning.threads != 0) {
+    *os << " threads=" << c.tuning.threads << " rows=" << c.tuning.rows << " unroll=" << c.tuning.unroll;
+  }
 }
 
 class DmmvTest : public GpuTest, public ::testing::WithParamInterface<DmmvCase> {};
@@ -47,7 +51,7 @@ TEST_P(DmmvTest, MatchesTheReference) {
   Buffer yb = upload_floats(y, "y");
   ProjectionProblem problem{p.format, TensorView::whole(wb), TensorView::whole(xb), TensorView::whole(yb),
                       p.rows, p.cols, p.ncols, x_stride, y_stride, p.accumulate};
-  const auto ops = dmmv_ops(problem, p.mode, BindingLimits::of(device().info()));
+  const auto ops = dmmv_ops(problem, p.mode, BindingLimits::of(device().info()), p.tuning);
   run_ops(ops, BarrierPolicy::Ledger);
   const auto gpu = download_floats(yb, y.size());
 
@@ -82,6 +86,13 @@ std::vector<DmmvCase> cases() {
     list.push_back({f, shared64, 37, cols, 5, false});
     list.push_back({f, spec, 29, cols, 3, true});
     list.push_back({f, shared64, 29, cols, 3, true});
+    // Workgroup shapes the tuning benchmarks try, on rows long enough that threads run both the
+    // unrolled loop steps and the tail (4352 inputs: 17 Q4_K blocks), with a last workgroup
+    // whose rows run past the end.
+    list.push_back({f, spec, 37, 4352, 1, false, {32, 4, 4}});
+    list.push_back({f, spec, 37, 4352, 8, true, {64, 2, 2}});
+    list.push_back({f, spec, 37, 4352, 3, false, {32, 1, 4}});
+    list.push_back({f, shared64, 37, 4352, 5, false, {32, 2, 2}});
   }
   // Inputs that are not a multiple of 256 where the block allows it.
   for (WeightFormat f : {WeightFormat::F32, WeightFormat::F16, WeightFormat::Q8_0}) {
@@ -108,6 +119,33 @@ TEST(DmmvOps, SpecCutsColumnCountsIntoPowersOfTwo) {
   ASSERT_EQ(shared.size(), 1u);
   EXPECT_EQ(shared[0].spec.values[0], 32);
   EXPECT_EQ(shared[0].spec.values[1], 1);
+
+  // Each piece runs with the default shape for its own column count (threads, rows, unroll at
+  // spec ids 2, 3, 5), and a requested field overrides only itself.
+  for (const Op& op : spec) {
+    const DmmvTuning d = default_dmmv_tuning(WeightFormat::Q4_K, static_cast<uint32_t>(op.spec.values[0]));
+    EXPECT_EQ(op.spec.values[2], static_cast<int32_t>(d.threads)) << op.spec.values[0] << " columns";
+    EXPECT_EQ(op.spec.values[3], static_cast<int32_t>(d.rows)) << op.spec.values[0] << " columns";
+    EXPECT_EQ(op.spec.values[5], static_cast<int32_t>(d.unroll)) << op.spec.values[0] << " columns";
+  }
+  const auto requested = dmmv_ops(p, NumColsMode{false, 64}, limits, DmmvTuning{0, 0, 3});
+  ASSERT_EQ(requested.size(), 3u);
+  EXPECT_EQ(requested[0].spec.values[5], 3);
+  EXPECT_EQ(requested[0].spec.values[2], static_cast<int32_t>(default_dmmv_tuning(WeightFormat::Q4_K, 8).threads));
+}
+
+// Every format has a usable shape at every spec column count; past 8 columns (not swept with
+// the unrolled body) each keeps one slot per step.
+TEST(DmmvOps, DefaultShapesCoverEveryFormatAndColumnCount) {
+  for (WeightFormat f : kAllWeightFormats) {
+    for (uint32_t n : kSpecNumCols) {
+      const DmmvTuning t = default_dmmv_tuning(f, n);
+      EXPECT_GT(t.threads, 0u);
+      EXPECT_GT(t.rows, 0u);
+      EXPECT_GT(t.unroll, 0u);
+      if (n > 8) EXPECT_EQ(t.unroll, 1u) << format_name(f) << " " << n;
+    }
+  }
 }
 
 TEST(DmmvOps, WeightsLargerThanTheBindingRangeAreSplitByRows) {
