@@ -50,11 +50,13 @@ layout(push_constant) uniform Push {
 uint active_cols() { return SHARED != 0 ? pc.ncols : uint(NUM_COLS); }
 
 // The format files' loop over the columns of a slot: unrolled where the count is the constant
-// NUM_COLS (spec) and at most 16, rolled otherwise, in the shared build's own form. Unrolled
-// with an exit per column, the shared build's 64 columns of Q4_K took lavapipe's LLVM minutes to
-// compile. At 32 columns, unrolled, Q8_0 and Q4_K on ffn_down were 12-23% slower than rolled.
+// NUM_COLS (spec), rolled where it comes at run time (shared), in the shared build's own form.
+// Unrolled with an exit per column, the shared build's 64 columns of Q4_K took lavapipe's LLVM
+// minutes to compile, and its Q8_0 ran 1.5x slower on an H200. (At 32 columns the unrolled
+// spec loops measured mixed on an H200 against the rolled ones before them: Q6_K 0.59-0.76x
+// the time, Q8_0 and Q4_K on ffn_down 1.15-1.23x.)
 #define FOR_EACH_COLUMN(c, STATEMENT)                                 \
-  if (SHARED == 0 && NUM_COLS <= 16) {                               \
+  if (SHARED == 0) {                                                  \
     [[unroll]] for (int c = 0; c < NUM_COLS; ++c) { STATEMENT; }      \
   } else {                                                            \
     for (int c = 0; c < NUM_COLS; ++c) {                              \
