@@ -12,9 +12,9 @@
 namespace pb {
 
 struct DmmvTuning {
-  uint32_t threads = 0;  // workgroup size; 0 = the format's default
-  uint32_t rows = 0;     // rows per workgroup; 0 = the format's default
-  uint32_t unroll = 0;   // slots per thread per loop step; 0 = the format's default
+  uint32_t threads = 0;  // workgroup size; 0 = the default for the format and column count
+  uint32_t rows = 0;     // rows per workgroup; 0 = the default for the format and column count
+  uint32_t unroll = 0;   // slots per thread per loop step; 0 = the default (as above)
 };
 
 // The workgroup shape a format's DMMV runs with at `ncols` columns (the pipeline's NUM_COLS),
