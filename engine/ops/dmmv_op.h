@@ -11,16 +11,27 @@
 
 namespace pb {
 
+// How the spec build walks the columns of a slot (dmmv_body.glsl's FOR_EACH_COLUMN): unrolled,
+// the accumulators are indexed by constants and can live in registers; rolled, the code stays
+// one column long and the driver may keep them in memory. The shared build is always rolled.
+enum class ColumnLoop : uint32_t { Default, Unrolled, Rolled };
+
 struct DmmvTuning {
   uint32_t threads = 0;  // workgroup size; 0 = the default for the format and column count
   uint32_t rows = 0;     // rows per workgroup; 0 = the default for the format and column count
   uint32_t unroll = 0;   // slots per thread per loop step; 0 = the default (as above)
+  ColumnLoop columns = ColumnLoop::Default;
 };
 
-// The workgroup shape a format's DMMV runs with at `ncols` columns (the pipeline's NUM_COLS),
+const char* column_loop_name(ColumnLoop loop);  // "unrolled", "rolled" ("default")
+
+// The workgroup shape a format's spec DMMV runs with at `ncols` columns (the pipeline's NUM_COLS),
 // from the dmmv_tuning benchmarks (phasebench-kernels) on an NVIDIA H200 (dmmv_op.cpp says
 // which). Other devices: run those benchmarks and pass a DmmvTuning.
 DmmvTuning default_dmmv_tuning(WeightFormat format, uint32_t ncols);
+
+// The shape of the shared builds (shared:32, shared:64), whatever the column count.
+DmmvTuning shared_dmmv_tuning(WeightFormat format);
 
 struct DmmvPush {
   uint32_t rows;      // rows of this dispatch's weight slice

@@ -45,19 +45,24 @@ void register_dmmv_benchmarks(GpuBenchmarks& benchmarks) {
     }
   }
   // The workgroup shape the DMMV defaults to is a choice per device: these time the spec kernel
-  // at one, two, four and eight columns under each candidate (dmmv_tuning/..., filter them in or out).
+  // at every column count under each candidate shape and column loop (dmmv_tuning/..., filter
+  // them in or out). At one column the two loops are the same code, so only `unrolled` runs.
   for (const WeightFormat format : kFormats) {
     for (const ProjectionShape& shape : benchmarks.env().shapes().projections) {
-      for (const uint32_t ncols : {1u, 2u, 4u, 8u}) {
+      for (const uint32_t ncols : kSpecNumCols) {
         for (const auto& [threads, rows] : kTunings) {
           for (const uint32_t unroll : kUnrolls) {
-            const std::string name = "dmmv_tuning/" + std::string(format_name(format)) + "/" + shape.name() +
-                                     "/num_cols:" + std::to_string(ncols) + "/threads:" + std::to_string(threads) +
-                                     "/rows:" + std::to_string(rows) + "/unroll:" + std::to_string(unroll);
-            benchmarks.add(name, [=](BenchEnv& env) {
-              return dmmv_case(env, format, shape, NumColsMode{false, 64}, ncols,
-                               DmmvTuning{threads, rows, unroll});
-            });
+            for (const ColumnLoop columns : {ColumnLoop::Unrolled, ColumnLoop::Rolled}) {
+              if (ncols == 1 && columns == ColumnLoop::Rolled) continue;
+              const std::string name = "dmmv_tuning/" + std::string(format_name(format)) + "/" + shape.name() +
+                                       "/num_cols:" + std::to_string(ncols) + "/threads:" + std::to_string(threads) +
+                                       "/rows:" + std::to_string(rows) + "/unroll:" + std::to_string(unroll) +
+                                       "/columns:" + column_loop_name(columns);
+              benchmarks.add(name, [=](BenchEnv& env) {
+                return dmmv_case(env, format, shape, NumColsMode{false, 64}, ncols,
+                                 DmmvTuning{threads, rows, unroll, columns});
+              });
+            }
           }
         }
       }

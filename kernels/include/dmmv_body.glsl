@@ -18,9 +18,9 @@
 //
 // Each thread takes UNROLL slots of each of the ROWS rows per loop step, in straight-line code
 // (rows past the end compute on the last row and are never written), so that the driver can
-// send their loads out together instead of one slot's at a time. The row and column loops are
-// unrolled so that acc[] is indexed by constants and stays in registers: rolled, NVIDIA's driver
-// (580) kept the 8-column accumulators of Q4_K in local memory.
+// send their loads out together instead of one slot's at a time. The row loop, and the column
+// loop unless ROLLED_COLUMNS, are unrolled so that acc[] is indexed by constants and stays in
+// registers: rolled, NVIDIA's driver (580) kept the 8-column accumulators of Q4_K in local memory.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 
@@ -29,6 +29,7 @@ layout(constant_id = 1) const int SHARED = 0;      // 1: active column count fro
 layout(constant_id = 3) const int ROWS = 2;        // rows per workgroup
 layout(constant_id = 4) const int ACCUMULATE = 0;  // 1: y += W x (fused residual add)
 layout(constant_id = 5) const int UNROLL = 1;      // slots per thread per loop step
+layout(constant_id = 6) const int ROLLED_COLUMNS = 0;  // 1: the spec build's column loop stays rolled
 layout(local_size_x_id = 2) in;                    // threads per workgroup (spec id 2)
 
 layout(binding = 1) readonly buffer X { vec4 x4[]; };  // column c at c * x_stride floats
@@ -49,18 +50,19 @@ layout(push_constant) uniform Push {
 
 uint active_cols() { return SHARED != 0 ? pc.ncols : uint(NUM_COLS); }
 
-// The format files' loop over the columns of a slot: unrolled where the count is the constant
-// NUM_COLS (spec), rolled where it comes at run time (shared), in the shared build's own form.
-// Unrolled with an exit per column, the shared build's 64 columns of Q4_K took lavapipe's LLVM
-// minutes to compile, and its Q8_0 ran 1.5x slower on an H200. (At 32 columns the unrolled
-// spec loops measured mixed on an H200 against the rolled ones before them: Q6_K 0.59-0.76x
-// the time, Q8_0 and Q4_K on ffn_down 1.15-1.23x.)
+// The format files' loop over the columns of a slot. Unrolled where the count is the constant
+// NUM_COLS (spec) and ROLLED_COLUMNS is 0, so that acc[] is indexed by constants; rolled where
+// the count comes at run time (shared) or the spec build asks for it. Which is faster depends
+// on the format and the count (H200, 64 columns: Q4_K's unrolled loop keeps 128 accumulators
+// live and takes 3x the rolled loop's time, while F16 and Q6_K take half), so the choice is a
+// tuning field (DmmvTuning::columns). Unrolled with an exit per column, the shared build's 64
+// columns of Q4_K took lavapipe's LLVM minutes to compile, and its Q8_0 ran 1.5x slower.
 #define FOR_EACH_COLUMN(c, STATEMENT)                                 \
-  if (SHARED == 0) {                                                  \
+  if (SHARED == 0 && ROLLED_COLUMNS == 0) {                           \
     [[unroll]] for (int c = 0; c < NUM_COLS; ++c) { STATEMENT; }      \
   } else {                                                            \
     for (int c = 0; c < NUM_COLS; ++c) {                              \
-      if (uint(c) >= pc.ncols) break;                                 \
+      if (uint(c) >= active_cols()) break;                            \
       STATEMENT;                                                      \
     }                                                                 \
   }

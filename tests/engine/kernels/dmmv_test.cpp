@@ -1,6 +1,7 @@
 // DMMV kernels against the CPU reference: every format, every spec NUM_COLS value and both
 // shared builds, rows that are not a multiple of the workgroup's rows, the fused accumulate,
-// and workgroup shapes other than the defaults (threads, rows, slots unrolled per step). Tolerance: |gpu - ref| <= 2e-5 * sum_k |w_k x_k| + 1e-6 (float32 accumulation
+// and workgroup shapes other than the defaults (threads, rows, slots unrolled per step, the
+// column loop unrolled or rolled). Tolerance: |gpu - ref| <= 2e-5 * sum_k |w_k x_k| + 1e-6 (float32 accumulation
 // in a different order than the float64 reference).
 #include <gtest/gtest.h>
 
@@ -30,6 +31,7 @@ void PrintTo(const DmmvCase& c, std::ostream* os) {
   if (c.tuning.threads != 0) {
     *os << " threads=" << c.tuning.threads << " rows=" << c.tuning.rows << " unroll=" << c.tuning.unroll;
   }
+  if (c.tuning.columns != ColumnLoop::Default) *os << " columns=" << column_loop_name(c.tuning.columns);
 }
 
 class DmmvTest : public GpuTest, public ::testing::WithParamInterface<DmmvCase> {};
@@ -93,6 +95,10 @@ std::vector<DmmvCase> cases() {
     list.push_back({f, spec, 37, 4352, 8, true, {64, 2, 2}});
     list.push_back({f, spec, 37, 4352, 3, false, {32, 1, 4}});
     list.push_back({f, shared64, 37, 4352, 5, false, {32, 2, 2}});
+    // Both column loops of the spec build, whichever the format's default at that count.
+    list.push_back({f, spec, 37, 4352, 8, true, {64, 2, 2, ColumnLoop::Rolled}});
+    list.push_back({f, spec, 37, 4352, 4, false, {32, 4, 1, ColumnLoop::Unrolled}});
+    list.push_back({f, spec, 37, cols, 16, false, {0, 0, 0, ColumnLoop::Rolled}});
   }
   // Inputs that are not a multiple of 256 where the block allows it.
   for (WeightFormat f : {WeightFormat::F32, WeightFormat::F16, WeightFormat::Q8_0}) {
@@ -119,6 +125,9 @@ TEST(DmmvOps, SpecCutsColumnCountsIntoPowersOfTwo) {
   ASSERT_EQ(shared.size(), 1u);
   EXPECT_EQ(shared[0].spec.values[0], 32);
   EXPECT_EQ(shared[0].spec.values[1], 1);
+  // The shared build keeps its own shape, not the spec table's for 32 columns.
+  EXPECT_EQ(shared[0].spec.values[2], static_cast<int32_t>(shared_dmmv_tuning(WeightFormat::Q4_K).threads));
+  EXPECT_EQ(shared[0].spec.values[3], static_cast<int32_t>(shared_dmmv_tuning(WeightFormat::Q4_K).rows));
 
   // Each piece runs with the default shape for its own column count (threads, rows, unroll at
   // spec ids 2, 3, 5), and a requested field overrides only itself.
@@ -132,18 +141,28 @@ TEST(DmmvOps, SpecCutsColumnCountsIntoPowersOfTwo) {
   ASSERT_EQ(requested.size(), 3u);
   EXPECT_EQ(requested[0].spec.values[5], 3);
   EXPECT_EQ(requested[0].spec.values[2], static_cast<int32_t>(default_dmmv_tuning(WeightFormat::Q4_K, 8).threads));
+
+  // The column loop (spec id 6: 1 = rolled) follows the piece's default unless requested.
+  for (const Op& op : spec) {
+    const DmmvTuning d = default_dmmv_tuning(WeightFormat::Q4_K, static_cast<uint32_t>(op.spec.values[0]));
+    EXPECT_EQ(op.spec.values[6], d.columns == ColumnLoop::Rolled ? 1 : 0) << op.spec.values[0] << " columns";
+  }
+  for (const ColumnLoop loop : {ColumnLoop::Unrolled, ColumnLoop::Rolled}) {
+    for (const Op& op : dmmv_ops(p, NumColsMode{false, 64}, limits, DmmvTuning{0, 0, 0, loop})) {
+      EXPECT_EQ(op.spec.values[6], loop == ColumnLoop::Rolled ? 1 : 0) << column_loop_name(loop);
+    }
+  }
 }
 
-// Every format has a usable shape at every spec column count; past 8 columns (not swept with
-// the unrolled body) each keeps one slot per step.
+// Every format has a usable shape and a definite column loop at every spec column count.
 TEST(DmmvOps, DefaultShapesCoverEveryFormatAndColumnCount) {
   for (WeightFormat f : kAllWeightFormats) {
     for (uint32_t n : kSpecNumCols) {
       const DmmvTuning t = default_dmmv_tuning(f, n);
-      EXPECT_GT(t.threads, 0u);
-      EXPECT_GT(t.rows, 0u);
-      EXPECT_GT(t.unroll, 0u);
-      if (n > 8) EXPECT_EQ(t.unroll, 1u) << format_name(f) << " " << n;
+      EXPECT_GT(t.threads, 0u) << format_name(f) << " " << n;
+      EXPECT_GT(t.rows, 0u) << format_name(f) << " " << n;
+      EXPECT_GT(t.unroll, 0u) << format_name(f) << " " << n;
+      EXPECT_NE(t.columns, ColumnLoop::Default) << format_name(f) << " " << n;
     }
   }
 }
