@@ -19,7 +19,7 @@ constexpr AxisFlag kAxisFlags[] = {
     {"--prompt", "prompt_tokens", true, "Prompt tokens"},
     {"--decode", "decode_tokens", true, "Decode tokens"},
     {"--seed", "seed", true, "Seed of the synthetic weights and prompt"},
-    {"--submit", "submit", false, "per-dispatch, per-layer, per-layer-nowait, per-token, per-prompt, chunk:N"},
+    {"--submit", "submit", false, "per-dispatch, per-layer, per-layer-nowait, per-token, per-token-ahead, per-prompt, chunk:N"},
     {"--prefill", "prefill", false, "decode-loop, batched, matmul"},
     {"--num-cols", "num_cols", false, "spec, shared:32, shared:64"},
     {"--chunk-cols", "chunk_cols", true, "Prompt tokens per chunk for batched and matmul prefill"},

@@ -10,6 +10,7 @@ std::string SubmitShape::name() const {
     case SubmitKind::PerLayer: return "per-layer";
     case SubmitKind::PerLayerNoWait: return "per-layer-nowait";
     case SubmitKind::PerToken: return "per-token";
+    case SubmitKind::PerTokenAhead: return "per-token-ahead";
     case SubmitKind::PerPrompt: return "per-prompt";
     case SubmitKind::Chunk: return "chunk:" + std::to_string(chunk);
   }
@@ -18,7 +19,7 @@ std::string SubmitShape::name() const {
 
 bool SubmitShape::waits_after_each() const {
   return kind == SubmitKind::PerDispatch || kind == SubmitKind::PerLayer ||
-         kind == SubmitKind::PerToken;
+         kind == SubmitKind::PerToken || kind == SubmitKind::PerTokenAhead;
 }
 
 std::optional<SubmitShape> parse_submit_shape(std::string_view text) {
@@ -26,6 +27,7 @@ std::optional<SubmitShape> parse_submit_shape(std::string_view text) {
   if (text == "per-layer") return SubmitShape{SubmitKind::PerLayer};
   if (text == "per-layer-nowait") return SubmitShape{SubmitKind::PerLayerNoWait};
   if (text == "per-token") return SubmitShape{SubmitKind::PerToken};
+  if (text == "per-token-ahead") return SubmitShape{SubmitKind::PerTokenAhead};
   if (text == "per-prompt") return SubmitShape{SubmitKind::PerPrompt};
   if (text.starts_with("chunk:")) {
     const auto digits = text.substr(6);
@@ -42,6 +44,7 @@ std::vector<Segment> plan_segments(std::span<const Op> ops, SubmitShape shape) {
   std::vector<Segment> segments;
   if (ops.empty()) return segments;
   const bool wait = shape.waits_after_each();
+  const bool behind = shape.kind == SubmitKind::PerTokenAhead;
   auto cut_before = [&](size_t i) {
     const Op& a = ops[i - 1];
     const Op& b = ops[i];
@@ -49,17 +52,18 @@ std::vector<Segment> plan_segments(std::span<const Op> ops, SubmitShape shape) {
       case SubmitKind::PerDispatch: return true;
       case SubmitKind::PerLayer:
       case SubmitKind::PerLayerNoWait: return a.token != b.token || a.layer != b.layer;
-      case SubmitKind::PerToken: return a.token != b.token;
+      case SubmitKind::PerToken:
+      case SubmitKind::PerTokenAhead: return a.token != b.token;
       case SubmitKind::PerPrompt: return false;
       case SubmitKind::Chunk: return i % shape.chunk == 0;
     }
     return false;
   };
-  Segment current{0, 1, wait};
+  Segment current{0, 1, wait, behind};
   for (size_t i = 1; i < ops.size(); ++i) {
     if (cut_before(i)) {
       segments.push_back(current);
-      current = Segment{static_cast<uint32_t>(i), 0, wait};
+      current = Segment{static_cast<uint32_t>(i), 0, wait, behind};
     }
     ++current.count;
   }

@@ -18,6 +18,7 @@ enum class SubmitKind {
   PerLayer,        // one command buffer per (token, layer), the host waits after each
   PerLayerNoWait,  // as per-layer, submitted back to back; the host waits once at the end
   PerToken,        // one per token (one per chunk in batched prefill), the host waits after each
+  PerTokenAhead,   // as per-token, but token N+1 is submitted before the host waits for N
   PerPrompt,       // everything in one command buffer and one submit
   Chunk,           // every N dispatches, submitted back to back (no host wait between)
 };
@@ -34,13 +35,18 @@ struct SubmitShape {
 // Parses a `submit` value; nullopt when unknown (the caller names the allowed values).
 std::optional<SubmitShape> parse_submit_shape(std::string_view text);
 inline constexpr std::string_view kSubmitShapeValues =
-    "per-dispatch, per-layer, per-layer-nowait, per-token, per-prompt, chunk:N";
+    "per-dispatch, per-layer, per-layer-nowait, per-token, per-token-ahead, per-prompt, chunk:N";
 
 // One command buffer and one submit: ops [first, first + count).
 struct Segment {
   uint32_t first = 0;
   uint32_t count = 0;
   bool wait_after = false;  // the host waits for it before recording what follows
+  // With wait_after: the host waits for it only once the next segment is submitted, so the
+  // queue holds the next segment while the host waits (per-token-ahead: the engine samples on
+  // the GPU and the embedding reads the token from GPU memory, so token N+1 needs no host
+  // input; the host still sees each token, one token late).
+  bool wait_one_behind = false;
 };
 
 // Cuts an op stream into segments. The last segment always waits (the stage ends there).

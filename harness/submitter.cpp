@@ -36,15 +36,21 @@ StageTiming Submitter::run(Recorder& recorder, std::span<const Segment> segments
   StageTiming timing;
   const bool any_nowait =
       std::any_of(segments.begin(), segments.end(), [](const Segment& s) { return !s.wait_after; });
-  const uint32_t ring = double_buffer ? 2u
-                        : any_nowait  ? std::min<uint32_t>(kMaxQueuedSegments,
-                                                           static_cast<uint32_t>(segments.size()))
-                                      : 1u;
+  const bool any_behind = std::any_of(segments.begin(), segments.end(),
+                                      [](const Segment& s) { return s.wait_after && s.wait_one_behind; });
+  // Two slots where the next segment is recorded (double buffering) or queued (waits one
+  // behind) while the GPU runs the current one.
+  const uint32_t ring = double_buffer || any_behind ? 2u
+                        : any_nowait              ? std::min<uint32_t>(kMaxQueuedSegments,
+                                                                       static_cast<uint32_t>(segments.size()))
+                                                  : 1u;
   recorder.profiler().begin_stage(recorder.ops().size(), segments.size());
   timing.start_ns = host_now_ns();
 
   uint64_t pending_wait = 0;  // double buffering: the previous segment's deferred wait
   int32_t pending_segment = -1;
+  uint64_t behind_wait = 0;  // waits one behind: the previous segment's wait, after this submit
+  int32_t behind_segment = -1;
   for (uint32_t i = 0; i < segments.size(); ++i) {
     const Segment& seg = segments[i];
     const uint32_t slot_index = i % ring;
@@ -88,8 +94,15 @@ StageTiming Submitter::run(Recorder& recorder, std::span<const Segment> segments
     timing.host_spans.push_back({HostSpan::Kind::Submit, static_cast<int32_t>(i),
                                  submit_begin - timing.start_ns, submit_end - timing.start_ns});
 
+    if (behind_wait) {  // the queue now holds segment i; wait for i - 1 as its shape asks
+      wait(behind_wait, behind_segment, timing, true);
+      behind_wait = 0;
+    }
     if (seg.wait_after) {
-      if (double_buffer && i + 1 < segments.size()) {
+      if (seg.wait_one_behind && i + 1 < segments.size()) {
+        behind_wait = value;
+        behind_segment = static_cast<int32_t>(i);
+      } else if (double_buffer && i + 1 < segments.size()) {
         pending_wait = value;
         pending_segment = static_cast<int32_t>(i);
       } else {

@@ -3,7 +3,9 @@
 //
 // Without double buffering each segment is recorded, submitted and (if its shape says so)
 // waited for before the next is recorded. With double buffering segment N+1 is recorded while
-// the GPU runs N, and at most two command buffers are in flight.
+// the GPU runs N, and at most two command buffers are in flight. A segment that waits one
+// behind (per-token-ahead) is waited for after the next segment is submitted, so the GPU has
+// the next token queued while the host waits; at most two are in flight there too.
 #pragma once
 
 #include <cstdint>

@@ -19,7 +19,7 @@ AXIS_PREFERENCE = ("num_cols", "chunk_cols", "prompt_tokens", "decode_tokens", "
                    "subgroup", "coopmat", "dmmv_activations", "weights", "model", "gguf", "seed")
 CATEGORY_ORDER = {
     "num_cols": ["spec", "shared:32", "shared:64"],
-    "submit": ["per-dispatch", "per-layer", "per-layer-nowait", "per-token", "per-prompt"],
+    "submit": ["per-dispatch", "per-layer", "per-layer-nowait", "per-token", "per-token-ahead", "per-prompt"],
     "prefill": ["decode-loop", "batched", "matmul"],
     "barriers": ["global", "buffer", "ledger", "none"],
     "descriptors": ["pool-reset", "persistent", "push"],

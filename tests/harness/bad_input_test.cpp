@@ -72,13 +72,13 @@ TEST(InstanceCreation, MissingLoaderSaysWhatToInstall) {
 }
 
 TEST(SubmitShapes, ParseEveryValueAndRejectTheRest) {
-  for (const char* name : {"per-dispatch", "per-layer", "per-layer-nowait", "per-token", "per-prompt",
-                           "chunk:64"}) {
+  for (const char* name : {"per-dispatch", "per-layer", "per-layer-nowait", "per-token", "per-token-ahead",
+                           "per-prompt", "chunk:64"}) {
     const auto shape = parse_submit_shape(name);
     ASSERT_TRUE(shape) << name;
     EXPECT_EQ(shape->name(), name);
   }
-  for (const char* bad : {"per-layers", "chunk:", "chunk:0", "chunk:-3", "chunk:12x", ""}) {
+  for (const char* bad : {"per-layers", "per-token-behind", "chunk:", "chunk:0", "chunk:-3", "chunk:12x", ""}) {
     EXPECT_FALSE(parse_submit_shape(bad)) << bad;
   }
 }
