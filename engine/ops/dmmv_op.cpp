@@ -56,9 +56,10 @@ const char* dmmv_kernel_name(WeightFormat format) {
 // best of a one-run sweep (docs/GPU_FIGURES.md, 2026-11-22): threads 32 to 256, rows 1 to 4 and
 // unroll 1 to 4 up to 8 columns; unroll 1 to 2 and both column loops from 16 on. Against the
 // shapes before them, for example: Q4_K 8 columns 257 -> 129 us on ffn_down, Q8_0 one column
-// 30.7 -> 25.8; at 64 columns (summed) Q4_K 16206 -> 4095, Q8_0 2334 -> 1419, F16 2261 ->
-// 1387. The rolled column loop won nowhere on the H200; it stays a tuning choice for devices
-// with fewer registers.
+// 30.7 -> 25.8; at 64 columns (summed) Q4_K 16206 -> 4175, Q8_0 2334 -> 1419, F16 2261 ->
+// 1387. The rolled column loop won nowhere on the H200, yet Q4_K takes it at 64 columns: the
+// unrolled 64x1x2, 2% faster there, took lavapipe's LLVM over 120 s to compile. Elsewhere it
+// stays a tuning choice for devices with fewer registers.
 DmmvTuning default_dmmv_tuning(WeightFormat format, uint32_t ncols) {
   constexpr ColumnLoop U = ColumnLoop::Unrolled;
   constexpr ColumnLoop R = ColumnLoop::Rolled;
