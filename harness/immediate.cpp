@@ -14,7 +14,7 @@ void run_immediately(Device& device, PipelineSet& pipelines, std::span<const Op>
   Recorder recorder(device, pipelines, profiler, RecorderOptions{barriers});
   recorder.prepare(ops);
   Submitter submitter(device);
-  const Segment segment{0, static_cast<uint32_t>(ops.size()), true};
+  const Segment segment{0, static_cast<uint32_t>(ops.size()), HostWait::After};
   submitter.run(recorder, std::span(&segment, 1), false);
   device.check_validation("a one-off dispatch");
 }

@@ -43,8 +43,9 @@ std::optional<SubmitShape> parse_submit_shape(std::string_view text) {
 std::vector<Segment> plan_segments(std::span<const Op> ops, SubmitShape shape) {
   std::vector<Segment> segments;
   if (ops.empty()) return segments;
-  const bool wait = shape.waits_after_each();
-  const bool behind = shape.kind == SubmitKind::PerTokenAhead;
+  const HostWait wait = shape.kind == SubmitKind::PerTokenAhead ? HostWait::AfterNextSubmit
+                        : shape.waits_after_each()                 ? HostWait::After
+                                                                   : HostWait::None;
   auto cut_before = [&](size_t i) {
     const Op& a = ops[i - 1];
     const Op& b = ops[i];
@@ -59,15 +60,15 @@ std::vector<Segment> plan_segments(std::span<const Op> ops, SubmitShape shape) {
     }
     return false;
   };
-  Segment current{0, 1, wait, behind};
+  Segment current{0, 1, wait};
   for (size_t i = 1; i < ops.size(); ++i) {
     if (cut_before(i)) {
       segments.push_back(current);
-      current = Segment{static_cast<uint32_t>(i), 0, wait, behind};
+      current = Segment{static_cast<uint32_t>(i), 0, wait};
     }
     ++current.count;
   }
-  current.wait_after = true;
+  if (current.wait == HostWait::None) current.wait = HostWait::After;
   segments.push_back(current);
   return segments;
 }

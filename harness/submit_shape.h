@@ -37,16 +37,21 @@ std::optional<SubmitShape> parse_submit_shape(std::string_view text);
 inline constexpr std::string_view kSubmitShapeValues =
     "per-dispatch, per-layer, per-layer-nowait, per-token, per-token-ahead, per-prompt, chunk:N";
 
+// Whether and when the host waits for a segment.
+enum class HostWait : uint8_t {
+  None,  // not at all (it is waited for with a later one)
+  After,  // before what follows is submitted (with double buffering, once it is recorded)
+  // Once the next segment is submitted, so the queue holds it while the host waits
+  // (per-token-ahead: the engine samples on the GPU and the embedding reads the token from GPU
+  // memory, so token N+1 needs no host input; the host still sees each token, one token late).
+  AfterNextSubmit,
+};
+
 // One command buffer and one submit: ops [first, first + count).
 struct Segment {
   uint32_t first = 0;
   uint32_t count = 0;
-  bool wait_after = false;  // the host waits for it before recording what follows
-  // With wait_after: the host waits for it only once the next segment is submitted, so the
-  // queue holds the next segment while the host waits (per-token-ahead: the engine samples on
-  // the GPU and the embedding reads the token from GPU memory, so token N+1 needs no host
-  // input; the host still sees each token, one token late).
-  bool wait_one_behind = false;
+  HostWait wait = HostWait::None;
 };
 
 // Cuts an op stream into segments. The last segment always waits (the stage ends there).

@@ -34,10 +34,11 @@ void Submitter::wait(uint64_t value, int32_t segment, StageTiming& timing, bool 
 StageTiming Submitter::run(Recorder& recorder, std::span<const Segment> segments,
                            bool double_buffer) {
   StageTiming timing;
-  const bool any_nowait =
-      std::any_of(segments.begin(), segments.end(), [](const Segment& s) { return !s.wait_after; });
-  const bool any_behind = std::any_of(segments.begin(), segments.end(),
-                                      [](const Segment& s) { return s.wait_after && s.wait_one_behind; });
+  auto any_waits = [&](HostWait w) {
+    return std::any_of(segments.begin(), segments.end(), [w](const Segment& s) { return s.wait == w; });
+  };
+  const bool any_nowait = any_waits(HostWait::None);
+  const bool any_behind = any_waits(HostWait::AfterNextSubmit);
   // Two slots where the next segment is recorded (double buffering) or queued (waits one
   // behind) while the GPU runs the current one.
   const uint32_t ring = double_buffer || any_behind ? 2u
@@ -47,10 +48,18 @@ StageTiming Submitter::run(Recorder& recorder, std::span<const Segment> segments
   recorder.profiler().begin_stage(recorder.ops().size(), segments.size());
   timing.start_ns = host_now_ns();
 
-  uint64_t pending_wait = 0;  // double buffering: the previous segment's deferred wait
-  int32_t pending_segment = -1;
-  uint64_t behind_wait = 0;  // waits one behind: the previous segment's wait, after this submit
-  int32_t behind_segment = -1;
+  // The previous segment's wait, deferred: with double buffering until this segment is
+  // recorded, for HostWait::AfterNextSubmit until it is submitted.
+  struct DeferredWait {
+    uint64_t value = 0;  // 0: none
+    int32_t segment = -1;
+    bool after_submit = false;
+  } deferred;
+  auto wait_deferred = [&](bool after_submit) {
+    if (deferred.value == 0 || deferred.after_submit != after_submit) return;
+    wait(deferred.value, deferred.segment, timing, true);
+    deferred = {};
+  };
   for (uint32_t i = 0; i < segments.size(); ++i) {
     const Segment& seg = segments[i];
     const uint32_t slot_index = i % ring;
@@ -67,10 +76,7 @@ StageTiming Submitter::run(Recorder& recorder, std::span<const Segment> segments
     timing.host_spans.push_back({HostSpan::Kind::Record, static_cast<int32_t>(i),
                                  record_begin - timing.start_ns, record_end - timing.start_ns});
 
-    if (pending_wait) {  // recorded N+1 while the GPU ran N; now wait for N as its shape asks
-      wait(pending_wait, pending_segment, timing, true);
-      pending_wait = 0;
-    }
+    wait_deferred(false);  // recorded N+1 while the GPU ran N; now wait for N as its shape asks
 
     const uint64_t value = timeline_.next_value();
     VkCommandBufferSubmitInfo cb_info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
@@ -94,17 +100,12 @@ StageTiming Submitter::run(Recorder& recorder, std::span<const Segment> segments
     timing.host_spans.push_back({HostSpan::Kind::Submit, static_cast<int32_t>(i),
                                  submit_begin - timing.start_ns, submit_end - timing.start_ns});
 
-    if (behind_wait) {  // the queue now holds segment i; wait for i - 1 as its shape asks
-      wait(behind_wait, behind_segment, timing, true);
-      behind_wait = 0;
-    }
-    if (seg.wait_after) {
-      if (seg.wait_one_behind && i + 1 < segments.size()) {
-        behind_wait = value;
-        behind_segment = static_cast<int32_t>(i);
-      } else if (double_buffer && i + 1 < segments.size()) {
-        pending_wait = value;
-        pending_segment = static_cast<int32_t>(i);
+    wait_deferred(true);  // the queue now holds segment i; wait for i - 1 as its shape asks
+    if (seg.wait != HostWait::None) {
+      const bool last = i + 1 == segments.size();
+      const bool after_submit = seg.wait == HostWait::AfterNextSubmit;
+      if (!last && (after_submit || double_buffer)) {
+        deferred = {value, static_cast<int32_t>(i), after_submit};
       } else {
         wait(value, static_cast<int32_t>(i), timing, true);
       }

@@ -37,8 +37,7 @@ struct DmmvIntdotTuning {
   uint32_t rows = 0;     // rows per workgroup; 0 = the default
   uint32_t unroll = 0;   // chunks per thread loaded before any is used; 0 = the default
   // weights per chunk: Q4_K 64, 32 (dmmv_intdot_q4_k32) or 16 (dmmv_intdot_q4_k16), Q8_0 16 or 32
-  // (dmmv_intdot_q8_032);
-  // 0 = the default
+  // (dmmv_intdot_q8_032); 0 = the default
   uint32_t chunk = 0;
   DmmvCoopmatTuning matrix;  // which pieces run on the matrix units instead, and their shape
 };

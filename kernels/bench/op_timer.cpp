@@ -48,7 +48,7 @@ void OpTimer::calibrate(double target_ns, uint32_t max_invocations) {
 }
 
 double OpTimer::run_batch() {
-  const Segment segment{0, static_cast<uint32_t>(stream_.size()), true};
+  const Segment segment{0, static_cast<uint32_t>(stream_.size()), HostWait::After};
   const StageTiming timing = submitter_.run(*recorder_, std::span(&segment, 1), false);
   const StageGpuProfile gpu = profiler_.collect(stream_, timing.start_ns, timing.submit_host_ns);
   if (!gpu.available || gpu.segments.size() != 1) {

@@ -31,7 +31,7 @@ class LedgerTest : public GpuTest {
     Recorder recorder(device(), pipelines, profiler, RecorderOptions{BarrierPolicy::Ledger});
     recorder.prepare(ops);
     Submitter submitter(device());
-    const Segment segment{0, static_cast<uint32_t>(ops.size()), true};
+    const Segment segment{0, static_cast<uint32_t>(ops.size()), HostWait::After};
     const StageTiming timing = submitter.run(recorder, std::span(&segment, 1), false);
     device().check_validation("ledger test");
     return timing.counters;
