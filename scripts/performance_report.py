@@ -3,7 +3,8 @@
 
 Reads, from the results folder: kernels.json (phasebench-kernels, Google Benchmark JSON with
 repetitions), pipelines.json where the driver reports pipeline statistics (phasebench-kernels
---pipeline-statistics), decode-<model>.json and prefill-<model>.json (phasebench result files)
+--pipeline-statistics), decode-<model>.json, profile-decode-<model>.json (the same decode with
+--profile dispatch) and prefill-<model>.json (phasebench result files)
 and commands.tsv ("id<TAB>exit status<TAB>command" per command run). Every figure is the median
 over the repetitions with its spread (min - max); ratios of two benchmarks take the ratio of
 the medians, and the spread from the extremes of both.
@@ -230,6 +231,61 @@ def decode_figures(r, idents, details):
         details.append((name, per_token, ms, run["model"]["weight_bytes_per_token"]))
 
 
+def dispatch_cost_section(r):
+    """Per token, each phase's dispatches and GPU time in the decode with a timestamp around
+    every dispatch (profile-decode-<model>.json), against the same decode without them."""
+    out = ["", "## Decode: the measured cost of each kind of dispatch (per token)", ""]
+    idents = [i for i in r.commands if i.startswith("profile-decode-")]
+    if not idents:
+        return out + ["No profiled decode ran."]
+    out += ["The same decode as the figures above with `--profile dispatch` (a timestamp between "
+            "every two dispatches), in a run of its own so the figures above carry no such "
+            "timestamps. Per phase: dispatches per token (from the last repetition's timeline), "
+            "GPU time per token (median over the repetitions, min – max) and per dispatch, and its "
+            "share of the profiled GPU busy time. With barriers only where the hazard ledger finds "
+            "a dependency, dispatches that overlap on the GPU each count their own span.", ""]
+    for ident in idents:
+        model = ident.removeprefix("profile-decode-")
+        run, why = run_of(r, ident)
+        if not run:
+            out += [f"**{model}**: missing, {why} ([`{ident}`](#commands)).", ""]
+            continue
+        int8 = run["config"].get("dmmv_activations") == "int8"
+        name = f"{model} q4_k" + (", int8 DMMV inputs" if int8 else "")
+        tokens = run["samples"][-1]["decode"]["tokens"] or 1
+        ops, order = {}, []
+        for span in run["timeline"]["decode"]["gpu_spans"]:
+            if span[0] not in ops:
+                order.append(span[0])
+            ops[span[0]] = ops.get(span[0], 0) + span[6]
+        # Spans are [phase, segment, layer, token, start, end, dispatches]: the timeline's tokens.
+        timeline_tokens = len({span[3] for span in run["timeline"]["decode"]["gpu_spans"]}) or 1
+        busy = run["summary"]["decode.gpu_busy_ms"]
+        out += [f"**{name}** ([`{ident}`](#commands), {busy['n']} repetitions of {tokens} tokens):", "",
+                "| phase | dispatches | GPU µs | min – max | µs per dispatch | share |",
+                "|---|---|---|---|---|---|"]
+        for phase in order:
+            stat = run["summary"].get(f"decode.phase.{phase}_ms")
+            if not stat:
+                continue
+            per_token = ops[phase] / timeline_tokens
+            us = stat["median"] * 1e3 / tokens
+            out.append(f"| {phase} | {per_token:.2f} | {us:.1f} | {stat['min'] * 1e3 / tokens:.1f} – "
+                       f"{stat['max'] * 1e3 / tokens:.1f} | {us / per_token:.2f} | "
+                       f"{pct(stat['median'] / busy['median'])} |")
+        total = sum(ops.values()) / timeline_tokens
+        out.append(f"| all | {total:.2f} | {busy['median'] * 1e3 / tokens:.1f} | {busy['min'] * 1e3 / tokens:.1f} – "
+                   f"{busy['max'] * 1e3 / tokens:.1f} | {busy['median'] * 1e3 / tokens / total:.2f} | 100% |")
+        plain, _ = run_of(r, ("decode-int8-" if int8 else "decode-") + model)
+        if plain:
+            base = plain["summary"]["decode.gpu_busy_ms"]["median"] / (plain["samples"][-1]["decode"]["tokens"] or 1)
+            prof = busy["median"] / tokens
+            out += ["", f"What the timestamps cost: GPU busy {prof:.3f} ms per token profiled against "
+                        f"{base:.3f} ms without ({100 * (prof / base - 1):+.1f}%)."]
+        out.append("")
+    return out
+
+
 def prefill_figure(r, ident):
     model = ident.removeprefix("prefill-").removesuffix("-no-coopmat")
     run, why = run_of(r, ident)
@@ -317,6 +373,7 @@ def markdown(r, details, models, invocation):
         out.append(f"| {model} | {wbytes / 1e6:.1f} MB | {pt['dispatches']:.1f} | {pt['barrier_commands']:.1f} | "
                    f"{pt['submits']:.1f} | {pt['host_waits']:.1f} | {ms.get('gpu_busy', math.nan):.3f} | "
                    f"{ms.get('wall', math.nan):.3f} | {ms.get('gap', math.nan):.3f} |")
+    out += dispatch_cost_section(r)
     out += pipeline_section(r)
     out += ["", "## Commands", "", "Run from the repository root by `scripts/performance`; the exit status in brackets.", ""]
     for ident, (status, command) in r.commands.items():
