@@ -1,6 +1,6 @@
 // The attention block of a layer: norm, q/k/v (and Qwen3.5's output gate) projections, q/k
-// norms with RoPE and the KV write (one dispatch), attention (sliding-window where the layer
-// has a window), the output projection into the residual (through Gemma's post-norm where the
+// norms with RoPE and the KV write (one dispatch; in decode, part of the attention dispatch),
+// attention (sliding-window where the layer has a window), the output projection into the residual (through Gemma's post-norm where the
 // model has one).
 #include <cmath>
 
@@ -67,14 +67,18 @@ void emit_attention_block(Emitter& e, const ForwardContext& f, uint32_t layer, c
     f.project(e, "attn_gate", f.tensor(TensorRole::AttnOutputGate, l), f.act.xn, f.act.qgate, rest, false, chunk);
   }
   // The RoPE writes k (and copies v) into the cache in the same dispatch: the KV write has no
-  // dispatch of its own, so its time shows in attn_rope.
-  e.phase(Phase::AttnRope);
+  // dispatch of its own, so its time shows in attn_rope. A decode token's attention does both
+  // itself (attn_decode_rope), so there its time shows in flash_attn.
   const uint32_t max_ctx = f.act.sizes().max_ctx;
   const KvCacheView cache{TensorView::whole(f.act.k_cache[layer]), TensorView::whole(f.act.v_cache[layer])};
-  const KvWriteProblem kv{ForwardContext::columns(k_out, all), ForwardContext::columns(v_out, all), cache.k, cache.v,
-                          c.n_kv_heads, a.head_dim, max_ctx, chunk.pos0, chunk.ncols, k_out.stride, v_out.stride};
-  e(rope_kv_write_op(rope_problem(f, layer, chunk, q_out, k_out), kv),
-    c.qk_norm ? "qk_norm_rope_kv_write" : "rope_kv_write");
+  const QkNormRopeProblem rope = rope_problem(f, layer, chunk, q_out, k_out);
+  const bool rope_in_attention = chunk.ncols == 1 && rest.count == 1;
+  if (!rope_in_attention) {
+    e.phase(Phase::AttnRope);
+    const KvWriteProblem kv{ForwardContext::columns(k_out, all), ForwardContext::columns(v_out, all), cache.k, cache.v,
+                            c.n_kv_heads, a.head_dim, max_ctx, chunk.pos0, chunk.ncols, k_out.stride, v_out.stride};
+    e(rope_kv_write_op(rope, kv), c.qk_norm ? "qk_norm_rope_kv_write" : "rope_kv_write");
+  }
   if (rest.count == 0) return;
 
   e.phase(Phase::FlashAttn);
@@ -84,7 +88,8 @@ void emit_attention_block(Emitter& e, const ForwardContext& f, uint32_t layer, c
   const TensorView o = ForwardContext::columns(f.act.attn, q_dim, rest);
   const DeviceTensor& wo = f.tensor(TensorRole::AttnOutput, l);
   if (rest.count == 1) {
-    const AttentionDecodeProblem decode{shape, cache, q, o, TensorView::whole(f.act.scratch), chunk.pos0 + rest.first};
+    AttentionDecodeProblem decode{shape, cache, q, o, TensorView::whole(f.act.scratch), chunk.pos0 + rest.first};
+    if (rope_in_attention) decode.rope = AttentionDecodeRope{rope, ForwardContext::columns(v_out, all)};
     if (c.attention_output_gate) {  // the gate rewrites o: quantize after it, in the projection
       e(attention_decode_ops(decode, f.limits), "attention");
     } else {

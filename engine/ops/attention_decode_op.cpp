@@ -21,15 +21,83 @@ uint64_t partial_floats(uint32_t n_splits, uint32_t n_heads, uint32_t head_dim) 
   return uint64_t(n_splits) * n_heads * (head_dim + 2);
 }
 
+// The tile of attn_decode, or of attn_decode_rope from the budget its prologue leaves (sized
+// for a whole GQA group, the most heads a tile can take).
+AttentionTile tile_for(const AttentionShape& s, const AttentionDecodeTuning& tuning, bool rope) {
+  const uint64_t extra = rope ? attention_rope_shared_bytes(s.gqa_ratio(), s.head_dim) : 0;
+  if (extra >= tuning.shared_bytes) {
+    throw UsageError("attention decode: the RoPE prologue alone needs " + std::to_string(extra) +
+                     " bytes of shared memory; the budget is " + std::to_string(tuning.shared_bytes));
+  }
+  return decode_tile(s.gqa_ratio(), s.head_dim, tuning.threads, tuning.shared_bytes - extra);
+}
+
+void require_same(uint64_t rope, uint64_t attention, const char* field) {
+  if (rope != attention) {
+    throw UsageError(std::string("attention decode with RoPE: the RoPE's ") + field + " (" + std::to_string(rope) +
+                     ") differs from the attention's (" + std::to_string(attention) +
+                     "); the prologue rotates the query token's own q and k");
+  }
+}
+
+// What attn_decode_rope adds to `decode`: the prologue's bindings, push constants and spec.
+void add_rope_prologue(Op& decode, const AttentionDecodeProblem& p, const AttnDecodePush& attn,
+                       const BindingLimits& limits) {
+  const AttentionShape& s = p.shape;
+  const QkNormRopeProblem& qk = p.rope->qk;
+  require_same(qk.ncols, 1, "ncols");
+  require_same(qk.pos0, p.pos, "position");
+  require_same(qk.n_q_heads, s.n_heads, "n_q_heads");
+  require_same(qk.n_k_heads, s.n_kv_heads, "n_k_heads");
+  require_same(qk.head_dim, s.head_dim, "head_dim");
+  if (qk.q.buffer != p.q.buffer || qk.q.offset != p.q.offset) {
+    throw UsageError("attention decode with RoPE: the RoPE's q is not the attention's q; the prologue rotates the "
+                     "q the attention reads");
+  }
+  if (s.head_dim % 8 != 0) {
+    throw UsageError("attention decode with RoPE: head_dim must be a multiple of 8 (the cache row is packed 8 "
+                     "halves a word); got " + std::to_string(s.head_dim));
+  }
+  // qk_norm_rope_op's own checks (head_dim, rope_dims, views) and norm bindings.
+  const Op rope = qk_norm_rope_op(qk);
+  const uint64_t kv_bytes = uint64_t(s.n_kv_heads) * s.head_dim * 4;
+  require_bytes(qk.k, kv_bytes, "the token's k");
+  require_bytes(p.rope->v, kv_bytes, "the token's v");
+  const AlignedWindow k = aligned_window(qk.k, 0, kv_bytes, limits);
+  const AlignedWindow v = aligned_window(p.rope->v, 0, kv_bytes, limits);
+  decode.kernel = &kernel("attn_decode_rope");
+  decode.bindings.push_back(k.view.read());
+  decode.bindings.push_back(v.view.read());
+  decode.bindings.push_back(rope.bindings[2]);  // q_norm, k_norm (or 16 bytes never read)
+  decode.bindings.push_back(rope.bindings[3]);
+  // The caches once more, written (row pos): the reads above stay readonly.
+  decode.bindings.push_back(p.cache.k.slice(0, s.cache_bytes()).write());
+  decode.bindings.push_back(p.cache.v.slice(0, s.cache_bytes()).write());
+  decode.spec.set(7, qk.qk_norm ? 1 : 0).set(8, qk.add_one ? 1 : 0).set(9, static_cast<int32_t>(qk.style));
+  const QkNormRopePush angles = qk_norm_rope_push(qk);
+  decode.push = PushConstants::of(AttnDecodeRopePush{attn, qk.rope_dims, angles.freq_ratio_hi, angles.freq_ratio_lo,
+                                                     qk.eps, k.first_float, v.first_float});
+  decode.label = "attn_decode_rope";
+}
+
 }  // namespace
+
+uint64_t attention_rope_shared_bytes(uint32_t heads, uint32_t head_dim) {
+  const uint64_t d = head_dim;
+  return (heads + 1) * (d / 2) * 4  // rp_squares
+         + (d / 2) * 8              // rp_cos_sin
+         + d * 4                    // rp_k
+         + 2 * d * 2;               // own_k_s, own_v_s
+}
 
 uint32_t attention_visible_keys(uint32_t pos, uint32_t window) {
   return window == 0 ? pos + 1 : std::min(pos + 1, window);
 }
 
-uint32_t attention_decode_split(const AttentionShape& s, uint32_t pos, const AttentionDecodeTuning& tuning) {
+uint32_t attention_decode_split(const AttentionShape& s, uint32_t pos, const AttentionDecodeTuning& tuning,
+                                bool rope) {
   const uint32_t visible = attention_visible_keys(pos, s.window);
-  const uint32_t heads = decode_tile(s.gqa_ratio(), s.head_dim, tuning.threads, tuning.shared_bytes).heads;
+  const uint32_t heads = tile_for(s, tuning, rope).heads;
   const uint64_t groups_x = s.n_heads / heads;
   uint32_t split = tuning.split;
   while (tuning.target_workgroups != 0 && split * 2 <= tuning.max_split &&
@@ -60,7 +128,8 @@ std::vector<Op> attention_decode_ops(const AttentionDecodeProblem& p, const Bind
   const uint64_t head_floats = uint64_t(s.n_heads) * s.head_dim;
   require_bytes(p.q, head_floats * 4, "q");
   require_bytes(p.o, head_floats * 4, "o");
-  const uint32_t split = attention_decode_split(s, p.pos, tuning);
+  const bool rope = p.rope.has_value();
+  const uint32_t split = attention_decode_split(s, p.pos, tuning, rope);
   const uint32_t n_splits = ceil_div(attention_visible_keys(p.pos, s.window), split);
   const bool partial = n_splits > 1;
   if (partial) {
@@ -70,7 +139,7 @@ std::vector<Op> attention_decode_ops(const AttentionDecodeProblem& p, const Bind
     }
   }
 
-  const AttentionTile tile = decode_tile(s.gqa_ratio(), s.head_dim, tuning.threads, tuning.shared_bytes);
+  const AttentionTile tile = tile_for(s, tuning, rope);
   const AlignedWindow q = aligned_window(p.q, 0, head_floats * 4, limits);
   const AlignedWindow o = aligned_window(p.o, 0, head_floats * 4, limits);
   const AlignedWindow scratch =
@@ -84,13 +153,14 @@ std::vector<Op> attention_decode_ops(const AttentionDecodeProblem& p, const Bind
   decode.spec.set(6, partial ? 1 : 0);
   decode.bindings = {q.view.read(), p.cache.k.slice(0, s.cache_bytes()).read(),
                      p.cache.v.slice(0, s.cache_bytes()).read(), out.view.write()};
-  decode.push = PushConstants::of(AttnDecodePush{s.n_heads, s.n_kv_heads, s.max_ctx, p.pos, s.window,
-                                                 split, n_splits, s.scale, q.first_float,
-                                                 out.first_float});
+  const AttnDecodePush push{s.n_heads, s.n_kv_heads, s.max_ctx, p.pos,           s.window,
+                            split,     n_splits,     s.scale,   q.first_float, out.first_float};
+  decode.push = PushConstants::of(push);
   decode.groups = {s.n_heads / tile.heads, n_splits, 1};
   decode.phase = Phase::FlashAttn;
   decode.token = static_cast<int32_t>(p.pos);
   decode.label = "attn_decode";
+  if (rope) add_rope_prologue(decode, p, push, limits);
   if (!partial) return {decode};
 
   Op merge;

@@ -11,11 +11,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "engine/ops/attention_shape.h"
 #include "engine/ops/attention_tile.h"
 #include "engine/ops/binding_limits.h"
+#include "engine/ops/qk_norm_rope_op.h"
 #include "harness/op.h"
 
 namespace pb {
@@ -25,13 +27,24 @@ namespace pb {
 // output (attn_merge_quantize.comp relies on it).
 inline constexpr uint32_t kAttnMergeCols = 8;
 
+// The query token's own q/k norm, RoPE and KV write, done by the attention dispatch itself
+// (attn_decode_rope) instead of a qk_norm_rope_kv dispatch before it: one dispatch and one
+// barrier fewer per attention layer of a decode step. `qk` is what qk_norm_rope_op would be
+// given for the token: qk.q is the problem's q as projected (not yet rotated), qk.k the
+// token's projected k, one column at pos0 = the problem's pos.
+struct AttentionDecodeRope {
+  QkNormRopeProblem qk;
+  TensorView v;  // the token's projected v, n_kv_heads * head_dim floats
+};
+
 struct AttentionDecodeProblem {
   AttentionShape shape;
-  KvCacheView cache;   // the layer's cache; row `pos` already written
+  KvCacheView cache;   // the layer's cache; row `pos` already written (unless `rope`)
   TensorView q;        // [n_heads][head_dim] float32
   TensorView o;        // [n_heads][head_dim] float32
   TensorView scratch;  // attention_decode_scratch_bytes(...) bytes; read only with > 1 split
   uint32_t pos = 0;    // the query's position (< max_ctx); context length pos + 1
+  std::optional<AttentionDecodeRope> rope;  // set: q is unrotated and row `pos` is written here
 };
 
 struct AttentionDecodeTuning {
@@ -59,6 +72,21 @@ struct AttnDecodePush {
   uint32_t o_offset;    // floats from the output binding's start (o or scratch)
 };
 
+// attn_decode_rope's push constants: attn_decode's, then the prologue's.
+struct AttnDecodeRopePush {
+  AttnDecodePush attn;
+  uint32_t rope_dims;   // leading dimensions rotated (0: none)
+  float freq_ratio_hi;  // theta^(-2 / rope_dims) as float hi + lo (qk_norm_rope_push)
+  float freq_ratio_lo;
+  float eps;            // added to the mean square of a head
+  uint32_t k_offset;    // floats from the k binding's start to the token's kv head 0
+  uint32_t v_offset;    // floats from the v binding's start to the token's kv head 0
+};
+
+// Shared memory attn_decode_rope adds to the attention tile's (attn_rope_prologue.glsl) for a
+// workgroup of `heads` q heads; the decode tile is chosen from what is left of the budget.
+uint64_t attention_rope_shared_bytes(uint32_t heads, uint32_t head_dim);
+
 struct AttnMergePush {
   uint32_t n_heads;         // query heads
   uint32_t n_splits;        // splits attn_decode wrote
@@ -70,17 +98,18 @@ struct AttnMergePush {
 uint32_t attention_visible_keys(uint32_t pos, uint32_t window);
 
 // The split attention_decode_ops uses for a query at `pos`: tuning.split, doubled toward
-// tuning.target_workgroups.
+// tuning.target_workgroups (`rope`: for attn_decode_rope, whose tile may hold fewer heads).
 uint32_t attention_decode_split(const AttentionShape& shape, uint32_t pos,
-                                const AttentionDecodeTuning& tuning);
+                                const AttentionDecodeTuning& tuning, bool rope = false);
 
 // Scratch bytes the longest context (max_ctx keys) needs at the smallest split (tuning.split);
 // 0 when that fits one split.
 uint64_t attention_decode_scratch_bytes(uint32_t n_heads, uint32_t head_dim, uint32_t max_ctx,
                                         uint32_t split);
 
-// 1 op (attn_decode) when the visible keys fit one split, else 2 (attn_decode, attn_merge).
-// Phase FlashAttn, token pos; the caller sets the layer.
+// 1 op (attn_decode, or attn_decode_rope with `rope`) when the visible keys fit one split,
+// else 2 (then attn_merge). Phase FlashAttn, token pos; the caller sets the layer. Throws
+// UsageError for a rope problem that is not the token's (see AttentionDecodeRope).
 std::vector<Op> attention_decode_ops(const AttentionDecodeProblem& problem, const BindingLimits& limits,
                                      const AttentionDecodeTuning& tuning = {});
 

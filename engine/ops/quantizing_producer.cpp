@@ -38,7 +38,8 @@ Op quantizing_twin(Op float_op, const char* kernel_name, uint32_t n, uint32_t nc
 
 bool quantizing_producers_compiled() {
   return find_kernel("rmsnorm_quantize") != nullptr && find_kernel("glu_quantize") != nullptr &&
-         find_kernel("attn_decode_quantize") != nullptr && find_kernel("attn_merge_quantize") != nullptr;
+         find_kernel("attn_decode_quantize") != nullptr && find_kernel("attn_decode_rope_quantize") != nullptr &&
+         find_kernel("attn_merge_quantize") != nullptr;
 }
 
 Op rmsnorm_quantize_op(const RmsNormProblem& p, const QuantizedX& out) {
@@ -64,8 +65,8 @@ std::vector<Op> attention_decode_quantize_ops(const AttentionDecodeProblem& p, c
   std::vector<Op> ops = attention_decode_ops(p, limits, tuning);
   const bool merged = ops.size() > 1;
   Op& last = ops.back();
-  last = quantizing_twin(last, merged ? "attn_merge_quantize" : "attn_decode_quantize",
-                         p.shape.n_heads * p.shape.head_dim, 1, out);
+  const char* twin = merged ? "attn_merge_quantize" : p.rope ? "attn_decode_rope_quantize" : "attn_decode_quantize";
+  last = quantizing_twin(last, twin, p.shape.n_heads * p.shape.head_dim, 1, out);
   return ops;
 }
 

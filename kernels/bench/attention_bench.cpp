@@ -1,7 +1,9 @@
 // Flash attention: decode (one query token, kernels/attn_decode.comp and attn_merge.comp when
-// the context is split) at several context lengths, and causal prefill of a chunk
-// (kernels/attn_prefill.comp). The K/V cache rotates; q, o and the split scratch do not (they
-// are small and, in the op stream, freshly written).
+// the context is split) at several context lengths, the same with the token's own q/k norm,
+// RoPE and KV write in front (kernels/attn_decode_rope.comp, as the engine's decode runs it;
+// Qwen3's form: NEOX rotation and a per-head norm), and causal prefill of a chunk
+// (kernels/attn_prefill.comp). The K/V cache rotates; q, the token's k and v, o and the split
+// scratch do not (they are small and, in the op stream, freshly written).
 #include "engine/ops/attention_decode_op.h"
 #include "engine/ops/attention_prefill_op.h"
 #include "kernels/bench/benchmarks.h"
@@ -27,7 +29,25 @@ std::vector<KvCacheView> kv_copies(BenchEnv& env, BenchCase& c, const AttentionS
   return views;
 }
 
-BenchCase decode_case(BenchEnv& env, uint32_t ctx) {
+// The token's own projected k and v and the q/k norms for attn_decode_rope: `problem` gains
+// the prologue, one column at its pos.
+void add_rope(BenchEnv& env, BenchCase& c, AttentionDecodeProblem& problem) {
+  const AttentionShape& s = problem.shape;
+  const uint64_t kv_floats = uint64_t(s.n_kv_heads) * s.head_dim;
+  auto values = [&](uint64_t floats, uint32_t seed, const char* name) {
+    return TensorView::whole(keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, floats, seed, name)));
+  };
+  const TensorView k = values(kv_floats, 5, "k"), v = values(kv_floats, 6, "v");
+  QkNormRopeProblem qk{problem.q, k, values(s.head_dim, 7, "q_norm"), values(s.head_dim, 8, "k_norm"),
+                       s.n_heads, s.n_kv_heads, s.head_dim, s.head_dim, problem.pos, 1,
+                       s.n_heads * s.head_dim, static_cast<uint32_t>(kv_floats)};
+  qk.theta = 1000000.0f;
+  qk.style = RopeStyle::Neox;
+  qk.qk_norm = true;
+  problem.rope = AttentionDecodeRope{qk, v};
+}
+
+BenchCase decode_case(BenchEnv& env, uint32_t ctx, bool rope) {
   BenchCase c;
   AttentionShape s = env.shapes().attention;
   s.max_ctx = ctx;
@@ -41,8 +61,8 @@ BenchCase decode_case(BenchEnv& env, uint32_t ctx) {
                                          MemoryUse::Device, "attention scratch"));
   const BindingLimits limits = BindingLimits::of(env.info());
   for (const KvCacheView& cache : kv_copies(env, c, s)) {
-    const AttentionDecodeProblem p{
-        s, cache, TensorView::whole(q), TensorView::whole(o), TensorView::whole(scratch), ctx - 1};
+    AttentionDecodeProblem p{s, cache, TensorView::whole(q), TensorView::whole(o), TensorView::whole(scratch), ctx - 1};
+    if (rope) add_rope(env, c, p);
     const auto ops = attention_decode_ops(p, limits);
     c.round.insert(c.round.end(), ops.begin(), ops.end());
   }
@@ -76,7 +96,9 @@ void register_attention_benchmarks(GpuBenchmarks& benchmarks) {
   const ShapeSet& shapes = benchmarks.env().shapes();
   for (const uint32_t ctx : shapes.decode_contexts) {
     benchmarks.add("attn_decode/" + shapes.attention_name() + "/ctx:" + std::to_string(ctx),
-                   [=](BenchEnv& env) { return decode_case(env, ctx); });
+                   [=](BenchEnv& env) { return decode_case(env, ctx, false); });
+    benchmarks.add("attn_decode_rope/" + shapes.attention_name() + "/ctx:" + std::to_string(ctx),
+                   [=](BenchEnv& env) { return decode_case(env, ctx, true); });
   }
   const uint32_t tokens = shapes.prefill_tokens;
   benchmarks.add("attn_prefill/" + shapes.attention_name() + "/tokens:" + std::to_string(tokens),

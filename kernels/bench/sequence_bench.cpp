@@ -7,6 +7,8 @@
 //       synthetic inputs of its own, not its predecessor's output)
 //   sequence/int8_decode_layer_stacked  the same with gate and up as one stacked dispatch, as the
 //       engine projects them
+//   sequence/int8_decode_layer_rope_in_attention  the same with the RoPE and KV write inside the
+//       attention dispatch (attn_decode_rope): the engine's decode layer, eight dispatches
 // Registered where every part is (the integer-dot forms need the device and build to have
 // integer dot products). Compare a sequence's time with the sum of its parts' medians.
 #include <string>
@@ -62,6 +64,10 @@ void register_sequence_benchmarks(GpuBenchmarks& benchmarks) {
   const std::string stack = "ffn_gate_up:" + std::to_string(2 * s.ffn) + "x" + std::to_string(s.hidden);
   add_sequence(benchmarks, "int8_decode_layer_stacked",
                {norm, dmmv("attn"), rope, attention, dmmv("attn"), norm,
+                "dmmv_intdot/q4_k/dmmv/" + stack + "/num_cols:1", glu, dmmv("ffn_down")});
+  add_sequence(benchmarks, "int8_decode_layer_rope_in_attention",
+               {norm, dmmv("attn"), "attn_decode_rope/" + s.attention_name() + "/ctx:" +
+                std::to_string(s.decode_contexts.front()), dmmv("attn"), norm,
                 "dmmv_intdot/q4_k/dmmv/" + stack + "/num_cols:1", glu, dmmv("ffn_down")});
 }
 

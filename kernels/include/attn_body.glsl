@@ -22,7 +22,10 @@
 // g at position p starts at ((g * max_ctx) + p) * HEAD_DIM / 8) and defines
 //   uint row_pos(uint r)    position of row r's query token
 //   bool row_live(uint r)   false for padding rows (tokens past the chunk)
-// then calls attend() after filling q_s.
+// then calls attend() after filling q_s. An includer that computes one key's K/V row itself
+// (attn_decode_rope: the query token's own key, not yet in the cache) defines ATTN_OWN_KEY to
+// that position before including and fills own_k_s / own_v_s before attend(); tiles then take
+// that row from them instead of the cache.
 
 layout(constant_id = 0) const uint HEAD_DIM = 128;  // 64, 128, 256 or 512
 layout(constant_id = 1) const uint HEADS = 1;       // q heads per workgroup, all of one kv head
@@ -59,6 +62,11 @@ shared float row_max_s[THREADS];       // per-thread partial row max
 shared float row_sum_s[THREADS];       // per-thread partial row sum of probabilities
 shared float m_s[2 * ROWS];            // running row max, double-buffered by tile parity
 
+#ifdef ATTN_OWN_KEY
+shared uvec4 own_k_s[D8];  // K row of position ATTN_OWN_KEY, 8 halves per word as in the cache
+shared uvec4 own_v_s[D8];  // its V row
+#endif
+
 vec4 acc[PV_ITEMS];     // unnormalized output: item n is row r, dims 4c..4c+3
 float l_acc[PV_ITEMS];  // running softmax denominator of the item's row
 
@@ -73,16 +81,34 @@ uvec4 next_v[STAGE_ITEMS];
 // Loads positions [tile, tile + BC) of one kv head; positions at or past k_end are zero (the
 // cache there may hold anything, even NaN, and p = 0 must stay 0).
 void fetch_tile(uint kv_base, uint tile, uint k_end) {
+#ifdef ATTN_OWN_KEY
+  const uint cache_end = min(k_end, ATTN_OWN_KEY);  // the own key's row is not read from the cache
+#else
+  const uint cache_end = k_end;
+#endif
   for (uint n = 0; n < STAGE_ITEMS; ++n) {
     const uint i = gl_LocalInvocationID.x + n * THREADS;
     next_k[n] = uvec4(0);
     next_v[n] = uvec4(0);
-    if (i < BC * D8 && tile + i / D8 < k_end) {
+    if (i < BC * D8 && tile + i / D8 < cache_end) {
       const uint at = kv_base + tile * D8 + i;  // the tile's rows are contiguous
       next_k[n] = k_cache[at];
       next_v[n] = v_cache[at];
     }
   }
+#ifdef ATTN_OWN_KEY
+  // Only the tile that holds it (a workgroup-uniform test): a per-word test inside the loop
+  // above made lavapipe's whole attention 2.5x slower.
+  if (ATTN_OWN_KEY >= tile && ATTN_OWN_KEY < min(tile + BC, k_end)) {
+    for (uint n = 0; n < STAGE_ITEMS; ++n) {
+      const uint i = gl_LocalInvocationID.x + n * THREADS;
+      if (i < BC * D8 && tile + i / D8 == ATTN_OWN_KEY) {
+        next_k[n] = own_k_s[i % D8];
+        next_v[n] = own_v_s[i % D8];
+      }
+    }
+  }
+#endif
 }
 
 // Copies the fetched tile into k_s / v_s.

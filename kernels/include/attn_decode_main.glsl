@@ -8,8 +8,17 @@
 // With QUANTIZE_OUTPUT defined (intdot/attn_decode_quantize.comp; PARTIAL = 0 only) it also
 // writes the output's int8 form for the integer-dot o-projection (quantize_block.glsl), the
 // bits quantize_x would write, in the same dispatch.
+// With ROPE_PROLOGUE defined (attn_decode_rope.comp, intdot/attn_decode_rope_quantize.comp) the
+// dispatch also does what qk_norm_rope_kv did before it, so decode loses that dispatch: q is
+// read as projected, and each workgroup norms (QK_NORM) and rotates its q heads at pos into q_s
+// (attn_rope_prologue.glsl); the split holding pos computes the token's own K/V row from the
+// projected k and v, attends to it from shared memory, and the first workgroup of the kv head
+// in that split writes it to the cache (nothing in the dispatch reads that row from the cache).
 // Included by a kernel after its #version and the include extension.
 
+#ifdef ROPE_PROLOGUE
+#define ATTN_OWN_KEY pc.pos
+#endif
 layout(binding = 0) readonly buffer Q { float q[]; };         // [n_heads][HEAD_DIM]
 layout(binding = 1) readonly buffer K { uvec4 k_cache[]; };   // [n_kv_heads][max_ctx][HEAD_DIM] f16
 layout(binding = 2) readonly buffer V { uvec4 v_cache[]; };   // same layout as K
@@ -28,12 +37,28 @@ layout(push_constant) uniform Push {
   float scale;      // score scale, usually 1 / sqrt(HEAD_DIM)
   uint q_offset;    // floats from the q binding's start to head 0
   uint o_offset;    // floats from the o binding's start to head 0 (or to the scratch)
+#ifdef ROPE_PROLOGUE
+  uint rope_dims;       // leading dimensions of a head rotated, even (0: none)
+  float freq_ratio_hi;  // theta^(-2 / rope_dims) as a float-float (rope_angle.glsl)
+  float freq_ratio_lo;
+  float eps;            // added to the mean square of a head (QK_NORM)
+  uint k_offset;        // floats from the k binding's start to the token's kv head 0
+  uint v_offset;        // floats from the v binding's start to the token's kv head 0
+#endif
 } pc;
 
 #include "attn_body.glsl"
+#ifdef ROPE_PROLOGUE
+#include "attn_rope_prologue.glsl"
+#endif
 #ifdef QUANTIZE_OUTPUT
+#ifdef ROPE_PROLOGUE
+#define QX_QUANTS_BINDING 10  // after the prologue's six
+#define QX_SCALES_BINDING 11
+#else
 #define QX_QUANTS_BINDING 4
 #define QX_SCALES_BINDING 5
+#endif
 #define QX_WRITE
 #include "dmmv_intdot_quantized_x.glsl"
 #define QB4_SCRATCH row_max_s  // free once attend() is done
@@ -52,10 +77,16 @@ void main() {
   const uint k_end = min(k_begin + pc.split, pc.pos + 1);
 
   const float qscale = pc.scale * LOG2E;
+#ifdef ROPE_PROLOGUE
+  const bool own_key = k_end == pc.pos + 1;  // this split holds the query's own key
+  const bool writes_row = own_key && head0 % (pc.n_heads / pc.n_kv_heads) == 0;
+  rope_prologue(head0, kv, own_key, writes_row, qscale);
+#else
   for (uint i = gl_LocalInvocationID.x; i < ROWS * D2; i += THREADS) {
     const uint at = pc.q_offset + head0 * HEAD_DIM + 2 * i;  // rows are consecutive heads
     q_s[i] = vec2(q[at], q[at + 1]) * qscale;
   }
+#endif
   const uint cur = attend(kv * pc.max_ctx * D8, k_begin, k_end, pc.window);
 
 #ifdef QUANTIZE_OUTPUT

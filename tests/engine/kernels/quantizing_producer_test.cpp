@@ -19,6 +19,7 @@
 #include "kernels/registry.h"
 #include "tests/engine/kernels/attention_fixture.h"
 #include "tests/engine/kernels/elementwise_fixture.h"
+#include "tests/engine/kernels/quantized_x_fixture.h"
 
 namespace pb::test {
 namespace {
@@ -31,33 +32,6 @@ struct ProducerCase {
 
 void PrintTo(const ProducerCase& c, std::ostream* os) {
   *os << "n=" << c.n << " ncols=" << c.ncols << (c.variant ? " variant" : "") << " |x|<=" << c.magnitude;
-}
-
-// Quantized storage for ncols columns of n, poisoned so an unwritten byte shows.
-struct QuantizedBuffer {
-  QuantizedBuffer(uint32_t n, uint32_t ncols)
-      : limits(BindingLimits::of(device().info())),
-        bytes(quantized_x_bytes(n, ncols, limits)),
-        buffer(upload_vector(std::vector<uint8_t>(bytes, 0xA5), "qx")),
-        view(quantized_x_in(TensorView::whole(buffer), n, ncols, limits)) {}
-  std::vector<uint8_t> download() const { return download_vector<uint8_t>(buffer, bytes); }
-  BindingLimits limits;
-  uint64_t bytes;
-  Buffer buffer;
-  QuantizedX view;
-};
-
-// Bytes of the quantized form of `y` (ncols columns of n at y_stride) as the CPU quantizer
-// gives it, in QuantizedX's layout.
-void expect_cpu_quantization(const std::vector<uint8_t>& gpu, const QuantizedX& layout, const std::vector<float>& y,
-                             uint32_t n, uint32_t ncols, uint32_t y_stride) {
-  const ref::QuantizedXHost cpu = ref::quantize_x(y, n, ncols, y_stride);
-  for (size_t k = 0; k < cpu.quants.size(); ++k) ASSERT_EQ(int8_t(gpu[k]), cpu.quants[k]) << "quant " << k;
-  for (size_t i = 0; i < cpu.scales.size(); ++i) {
-    float v;
-    std::memcpy(&v, gpu.data() + layout.scales.offset + 4 * i, 4);
-    ASSERT_EQ(bits_of(v), bits_of(cpu.scales[i])) << (i % 2 ? "block sum " : "scale ") << i / 2;
-  }
 }
 
 // The fused op's float output and quantized bytes equal those of the unfused pair.

@@ -1,0 +1,133 @@
+// The front of attn_decode_rope: the query token's per-head q/k RMSNorm (QK_NORM), its RoPE at
+// pc.pos and its KV write, computed by the attention workgroup instead of a qk_norm_rope_kv
+// dispatch before it. The arithmetic is qk_norm_rope_body.glsl's: the same pair units (NORMAL
+// (2u, 2u + 1), NEOX (u, u + rope_dims / 2), pass-through pairs past rope_dims), the same
+// angles (rope_angle.glsl), the norm as (x * scale) * w; only the order in which a head's
+// squares are summed differs (a tree over its pair units here), so results agree to float
+// rounding, not bit for bit.
+//
+// Rows of the prologue: the workgroup's HEADS q heads, then (own_key) the kv head's k. Pair
+// unit w of the (HEADS + 1) * D2 is row w / D2, unit w % D2.
+//
+// Shared memory beyond attn_body.glsl's, in bytes (attention_rope_shared_bytes must agree):
+//   rp_squares   (HEADS + 1) * HEAD_DIM / 2 * 4
+//   rp_cos_sin   HEAD_DIM / 2 * 8
+//   rp_k         HEAD_DIM * 4
+//   own_k_s, own_v_s (attn_body.glsl, ATTN_OWN_KEY)   2 * HEAD_DIM * 2
+//
+// Included by attn_decode_main.glsl after attn_body.glsl, with ROPE_PROLOGUE's push constants.
+#ifndef PB_ATTN_ROPE_PROLOGUE_GLSL
+#define PB_ATTN_ROPE_PROLOGUE_GLSL
+
+layout(binding = 4) readonly buffer KNew { float k_new[]; };    // the token's projected k, from pc.k_offset
+layout(binding = 5) readonly buffer VNew { float v_new[]; };    // its v, from pc.v_offset
+layout(binding = 6) readonly buffer QNorm { float q_norm[]; };  // HEAD_DIM weights (QK_NORM)
+layout(binding = 7) readonly buffer KNorm { float k_norm[]; };  // HEAD_DIM weights (QK_NORM)
+// The caches again, for the one row this dispatch writes: bindings 1 and 2 stay readonly, so
+// the attention's loads take the same path as attn_decode's, and no invocation reads row pos.
+layout(binding = 8) writeonly buffer KRow { uvec4 k_cache_row[]; };
+layout(binding = 9) writeonly buffer VRow { uvec4 v_cache_row[]; };
+
+layout(constant_id = 7) const int QK_NORM = 0;  // 1: RMSNorm each q and k head first
+layout(constant_id = 8) const int ADD_ONE = 0;  // 1: norm weight is 1 + w (Gemma)
+layout(constant_id = 9) const int NEOX = 0;     // pb::RopeStyle: 0 NORMAL, 1 NEOX
+
+#include "rope_angle.glsl"
+
+const uint RP_UNITS = (HEADS + 1) * D2;
+const uint RP_ITEMS = (RP_UNITS + THREADS - 1) / THREADS;  // pair units per invocation
+
+shared float rp_squares[RP_UNITS];  // per pair unit, then summed per row at unit 0
+shared vec2 rp_cos_sin[D2];         // the rotation of pair unit u at pc.pos
+shared float rp_k[HEAD_DIM];        // the normed, rotated k before its f16 packing
+
+// Dimensions of pair unit u.
+uvec2 rp_dims(uint u) {
+  const uint rotated = pc.rope_dims / 2;
+  return NEOX != 0 && u < rotated ? uvec2(u, u + rotated) : uvec2(2 * u, 2 * u + 1);
+}
+
+// Branches, not ?:, so a q row never forms an address into k_new (the bindings differ in size).
+float rp_load(uint row, uint head0, uint kv, uint d) {
+  if (row < HEADS) return q[pc.q_offset + (head0 + row) * HEAD_DIM + d];
+  return k_new[pc.k_offset + kv * HEAD_DIM + d];
+}
+
+float rp_norm_weight(uint row, uint d) {
+  const float w = row < HEADS ? q_norm[d] : k_norm[d];
+  return ADD_ONE != 0 ? 1.0 + w : w;
+}
+
+// Fills q_s with the workgroup's q heads (normed, rotated, prescaled by qscale) and, with
+// own_key, own_k_s / own_v_s with the token's K/V row as the cache stores it; writes_row also
+// stores that row in the cache. Every invocation calls it (it has barriers).
+void rope_prologue(uint head0, uint kv, bool own_key, bool writes_row, float qscale) {
+  const uint t = gl_LocalInvocationID.x;
+  const uint rotated = pc.rope_dims / 2;
+  const uint rows = own_key ? HEADS + 1 : HEADS;
+  const vec2 ratio = vec2(pc.freq_ratio_hi, pc.freq_ratio_lo);
+  for (uint u = t; u < rotated; u += THREADS) rp_cos_sin[u] = rope_cos_sin(ratio, u, float(pc.pos));
+
+  vec2 value[RP_ITEMS];
+  for (uint n = 0; n < RP_ITEMS; ++n) {
+    const uint w = t + n * THREADS, row = w / D2;
+    const uvec2 d = rp_dims(w % D2);
+    value[n] = row < rows ? vec2(rp_load(row, head0, kv, d.x), rp_load(row, head0, kv, d.y)) : vec2(0.0);
+    if (QK_NORM != 0 && w < RP_UNITS) rp_squares[w] = dot(value[n], value[n]);
+  }
+  if (QK_NORM != 0) {  // per row, a tree over its D2 units (a power of two)
+    for (uint half_width = D2 / 2; half_width > 0; half_width >>= 1) {
+      barrier();
+      for (uint n = 0; n < RP_ITEMS; ++n) {
+        const uint w = t + n * THREADS;
+        if (w < RP_UNITS && w % D2 < half_width) rp_squares[w] += rp_squares[w + half_width];
+      }
+    }
+  }
+  barrier();  // the row sums and the angles are in
+
+  for (uint n = 0; n < RP_ITEMS; ++n) {
+    const uint w = t + n * THREADS, row = w / D2, u = w % D2;
+    if (row >= rows) continue;
+    const uvec2 d = rp_dims(u);
+    vec2 v = value[n];
+    if (QK_NORM != 0) {
+      const float scale = inversesqrt(rp_squares[row * D2] / float(HEAD_DIM) + pc.eps);
+      v = (v * scale) * vec2(rp_norm_weight(row, d.x), rp_norm_weight(row, d.y));
+    }
+    if (u < rotated) {
+      const vec2 cs = rp_cos_sin[u];
+      v = vec2(v.x * cs.x - v.y * cs.y, v.x * cs.y + v.y * cs.x);
+    }
+    if (row < HEADS) {  // q_s holds dims (2i, 2i + 1) of a row at r * D2 + i
+      q_s[row * D2 + d.x / 2][d.x % 2] = v.x * qscale;
+      q_s[row * D2 + d.y / 2][d.y % 2] = v.y * qscale;
+    } else {
+      rp_k[d.x] = v.x;
+      rp_k[d.y] = v.y;
+    }
+  }
+  barrier();  // rp_k is complete
+
+  if (own_key) {
+    for (uint i = t; i < D8; i += THREADS) {
+      uvec4 kw, vw;
+      for (uint j = 0; j < 4; ++j) {
+        const uint d = 8 * i + 2 * j;
+        const uint at = pc.v_offset + kv * HEAD_DIM + d;
+        kw[j] = packHalf2x16(vec2(rp_k[d], rp_k[d + 1]));
+        vw[j] = packHalf2x16(vec2(v_new[at], v_new[at + 1]));
+      }
+      own_k_s[i] = kw;
+      own_v_s[i] = vw;
+      if (writes_row) {  // the words this dispatch attends to are the words later tokens read
+        const uint row_at = (kv * pc.max_ctx + pc.pos) * D8 + i;
+        k_cache_row[row_at] = kw;
+        v_cache_row[row_at] = vw;
+      }
+    }
+  }
+  barrier();  // attend() reads own_k_s / own_v_s before its first barrier
+}
+
+#endif  // PB_ATTN_ROPE_PROLOGUE_GLSL
