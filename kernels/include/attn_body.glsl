@@ -24,8 +24,9 @@
 //   bool row_live(uint r)   false for padding rows (tokens past the chunk)
 // then calls attend() after filling q_s. An includer that computes one key's K/V row itself
 // (attn_decode_rope: the query token's own key, not yet in the cache) defines ATTN_OWN_KEY to
-// that position before including and fills own_k_s / own_v_s before attend(); tiles then take
-// that row from them instead of the cache.
+// that position before including and fills own_k_s / own_v_s before the first tile takes them
+// (own_key_into_tile, called by fetch_tile); tiles then take that row from them instead of the
+// cache.
 
 layout(constant_id = 0) const uint HEAD_DIM = 128;  // 64, 128, 256 or 512
 layout(constant_id = 1) const uint HEADS = 1;       // q heads per workgroup, all of one kv head
@@ -78,9 +79,10 @@ bool row_live(uint r);
 uvec4 next_k[STAGE_ITEMS];
 uvec4 next_v[STAGE_ITEMS];
 
-// Loads positions [tile, tile + BC) of one kv head; positions at or past k_end are zero (the
-// cache there may hold anything, even NaN, and p = 0 must stay 0).
-void fetch_tile(uint kv_base, uint tile, uint k_end) {
+// Loads positions [tile, tile + BC) of one kv head from the cache; positions at or past k_end
+// are zero (the cache there may hold anything, even NaN, and p = 0 must stay 0), and so is
+// ATTN_OWN_KEY's row, which own_key_into_tile fills.
+void load_tile(uint kv_base, uint tile, uint k_end) {
 #ifdef ATTN_OWN_KEY
   const uint cache_end = min(k_end, ATTN_OWN_KEY);  // the own key's row is not read from the cache
 #else
@@ -96,9 +98,13 @@ void fetch_tile(uint kv_base, uint tile, uint k_end) {
       next_v[n] = v_cache[at];
     }
   }
+}
+
+// Puts own_k_s / own_v_s into the loaded tile where it holds ATTN_OWN_KEY (nothing without it).
+void own_key_into_tile(uint tile, uint k_end) {
 #ifdef ATTN_OWN_KEY
-  // Only the tile that holds it (a workgroup-uniform test): a per-word test inside the loop
-  // above made lavapipe's whole attention 2.5x slower.
+  // Only the tile that holds it (a workgroup-uniform test): a per-word test inside
+  // load_tile's loop made lavapipe's whole attention 2.5x slower.
   if (ATTN_OWN_KEY >= tile && ATTN_OWN_KEY < min(tile + BC, k_end)) {
     for (uint n = 0; n < STAGE_ITEMS; ++n) {
       const uint i = gl_LocalInvocationID.x + n * THREADS;
@@ -109,6 +115,11 @@ void fetch_tile(uint kv_base, uint tile, uint k_end) {
     }
   }
 #endif
+}
+
+void fetch_tile(uint kv_base, uint tile, uint k_end) {
+  load_tile(kv_base, tile, k_end);
+  own_key_into_tile(tile, k_end);
 }
 
 // Copies the fetched tile into k_s / v_s.
@@ -221,16 +232,17 @@ void tile_accumulate(uint cur) {
 }
 
 // Attends every row to keys [k_begin, k_end) of the kv head whose cache rows start at uvec4
-// index kv_base. q_s must be filled (the first barrier below publishes it). Returns the
-// m_s half holding the final row max; acc / l_acc hold the unnormalized output and sum.
-uint attend(uint kv_base, uint k_begin, uint k_end, uint window) {
+// index kv_base, the first tile already fetched (fetch_tile(kv_base, k_begin, k_end)), so a
+// caller can overlap its load with work of its own. q_s must be filled (the first barrier
+// below publishes it). Returns the m_s half holding the final row max; acc / l_acc hold the
+// unnormalized output and sum.
+uint attend_fetched(uint kv_base, uint k_begin, uint k_end, uint window) {
   for (uint n = 0; n < PV_ITEMS; ++n) {
     acc[n] = vec4(0.0);
     l_acc[n] = 0.0;
   }
   if (gl_LocalInvocationID.x < ROWS) m_s[gl_LocalInvocationID.x] = NO_SCORE;
   uint cur = 0;
-  fetch_tile(kv_base, k_begin, k_end);
   for (uint tile = k_begin; tile < k_end; tile += BC) {
     barrier();  // the previous tile's readers are done with k_s, v_s, s_s
     stage_tile();
@@ -246,4 +258,9 @@ uint attend(uint kv_base, uint k_begin, uint k_end, uint window) {
     cur = 1 - cur;
   }
   return cur;
+}
+
+uint attend(uint kv_base, uint k_begin, uint k_end, uint window) {
+  fetch_tile(kv_base, k_begin, k_end);
+  return attend_fetched(kv_base, k_begin, k_end, window);
 }

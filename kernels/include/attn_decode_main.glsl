@@ -77,17 +77,21 @@ void main() {
   const uint k_end = min(k_begin + pc.split, pc.pos + 1);
 
   const float qscale = pc.scale * LOG2E;
+  const uint kv_base = kv * pc.max_ctx * D8;
 #ifdef ROPE_PROLOGUE
   const bool own_key = k_end == pc.pos + 1;  // this split holds the query's own key
   const bool writes_row = own_key && head0 % (pc.n_heads / pc.n_kv_heads) == 0;
+  load_tile(kv_base, k_begin, k_end);  // in flight during the prologue
   rope_prologue(head0, kv, own_key, writes_row, qscale);
+  own_key_into_tile(k_begin, k_end);
+  const uint cur = attend_fetched(kv_base, k_begin, k_end, pc.window);
 #else
   for (uint i = gl_LocalInvocationID.x; i < ROWS * D2; i += THREADS) {
     const uint at = pc.q_offset + head0 * HEAD_DIM + 2 * i;  // rows are consecutive heads
     q_s[i] = vec2(q[at], q[at + 1]) * qscale;
   }
+  const uint cur = attend(kv_base, k_begin, k_end, pc.window);
 #endif
-  const uint cur = attend(kv * pc.max_ctx * D8, k_begin, k_end, pc.window);
 
 #ifdef QUANTIZE_OUTPUT
   // Every invocation runs every item (the quantization has barriers); a block of 32 outputs is

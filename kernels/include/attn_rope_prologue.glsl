@@ -65,15 +65,20 @@ void rope_prologue(uint head0, uint kv, bool own_key, bool writes_row, float qsc
   const uint t = gl_LocalInvocationID.x;
   const uint rotated = pc.rope_dims / 2;
   const uint rows = own_key ? HEADS + 1 : HEADS;
-  const vec2 ratio = vec2(pc.freq_ratio_hi, pc.freq_ratio_lo);
-  for (uint u = t; u < rotated; u += THREADS) rp_cos_sin[u] = rope_cos_sin(ratio, u, float(pc.pos));
-
   vec2 value[RP_ITEMS];
   for (uint n = 0; n < RP_ITEMS; ++n) {
     const uint w = t + n * THREADS, row = w / D2;
     const uvec2 d = rp_dims(w % D2);
     value[n] = row < rows ? vec2(rp_load(row, head0, kv, d.x), rp_load(row, head0, kv, d.y)) : vec2(0.0);
-    if (QK_NORM != 0 && w < RP_UNITS) rp_squares[w] = dot(value[n], value[n]);
+  }
+  // The angles while the loads above are in flight.
+  const vec2 ratio = vec2(pc.freq_ratio_hi, pc.freq_ratio_lo);
+  for (uint u = t; u < rotated; u += THREADS) rp_cos_sin[u] = rope_cos_sin(ratio, u, float(pc.pos));
+  if (QK_NORM != 0) {
+    for (uint n = 0; n < RP_ITEMS; ++n) {
+      const uint w = t + n * THREADS;
+      if (w < RP_UNITS) rp_squares[w] = dot(value[n], value[n]);
+    }
   }
   if (QK_NORM != 0) {  // per row, a tree over its D2 units (a power of two)
     for (uint half_width = D2 / 2; half_width > 0; half_width >>= 1) {
@@ -127,7 +132,7 @@ void rope_prologue(uint head0, uint kv, bool own_key, bool writes_row, float qsc
       }
     }
   }
-  barrier();  // attend() reads own_k_s / own_v_s before its first barrier
+  barrier();  // own_key_into_tile reads own_k_s / own_v_s next, before any barrier of attend
 }
 
 #endif  // PB_ATTN_ROPE_PROLOGUE_GLSL
