@@ -4,6 +4,7 @@
 #include <string>
 
 #include "engine/ops/attention_tile.h"
+#include "engine/ops/rope_kv_write_op.h"
 #include "harness/errors.h"
 #include "kernels/registry.h"
 
@@ -40,9 +41,8 @@ void require_same(uint64_t rope, uint64_t attention, const char* field) {
   }
 }
 
-// What attn_decode_rope adds to `decode`: the prologue's bindings, push constants and spec.
-void add_rope_prologue(Op& decode, const AttentionDecodeProblem& p, const AttnDecodePush& attn,
-                       const BindingLimits& limits) {
+// The rope problem is the query token's: its q, its position, the attention's heads.
+void check_rope(const AttentionDecodeProblem& p) {
   const AttentionShape& s = p.shape;
   const QkNormRopeProblem& qk = p.rope->qk;
   require_same(qk.ncols, 1, "ncols");
@@ -58,11 +58,19 @@ void add_rope_prologue(Op& decode, const AttentionDecodeProblem& p, const AttnDe
     throw UsageError("attention decode with RoPE: head_dim must be a multiple of 8 (the cache row is packed 8 "
                      "halves a word); got " + std::to_string(s.head_dim));
   }
-  // qk_norm_rope_op's own checks (head_dim, rope_dims, views) and norm bindings.
-  const Op rope = qk_norm_rope_op(qk);
   const uint64_t kv_bytes = uint64_t(s.n_kv_heads) * s.head_dim * 4;
   require_bytes(qk.k, kv_bytes, "the token's k");
   require_bytes(p.rope->v, kv_bytes, "the token's v");
+}
+
+// What attn_decode_rope adds to `decode`: the prologue's bindings, push constants and spec.
+void add_rope_prologue(Op& decode, const AttentionDecodeProblem& p, const AttnDecodePush& attn,
+                       const BindingLimits& limits) {
+  const AttentionShape& s = p.shape;
+  const QkNormRopeProblem& qk = p.rope->qk;
+  // qk_norm_rope_op's own checks (head_dim, rope_dims, views) and norm bindings.
+  const Op rope = qk_norm_rope_op(qk);
+  const uint64_t kv_bytes = uint64_t(s.n_kv_heads) * s.head_dim * 4;
   const AlignedWindow k = aligned_window(qk.k, 0, kv_bytes, limits);
   const AlignedWindow v = aligned_window(p.rope->v, 0, kv_bytes, limits);
   decode.kernel = &kernel("attn_decode_rope");
@@ -113,6 +121,25 @@ uint64_t attention_decode_scratch_bytes(uint32_t n_heads, uint32_t head_dim, uin
   return splits <= 1 ? 0 : partial_floats(splits, n_heads, head_dim) * 4;
 }
 
+namespace {
+
+// The RoPE and KV write as their own dispatch in front of attn_decode (see rope_max_workgroups).
+std::vector<Op> rope_then_attention(const AttentionDecodeProblem& p, const BindingLimits& limits,
+                                    const AttentionDecodeTuning& tuning) {
+  const QkNormRopeProblem& qk = p.rope->qk;
+  const KvWriteProblem kv{qk.k, p.rope->v, p.cache.k, p.cache.v, qk.n_k_heads, qk.head_dim, p.shape.max_ctx,
+                          qk.pos0, qk.ncols, qk.k_stride, qk.k_stride};
+  std::vector<Op> ops{rope_kv_write_op(qk, kv)};
+  ops.back().phase = Phase::AttnRope;
+  ops.back().token = static_cast<int32_t>(p.pos);
+  AttentionDecodeProblem rotated = p;
+  rotated.rope.reset();
+  for (Op& op : attention_decode_ops(rotated, limits, tuning)) ops.push_back(std::move(op));
+  return ops;
+}
+
+}  // namespace
+
 std::vector<Op> attention_decode_ops(const AttentionDecodeProblem& p, const BindingLimits& limits,
                                      const AttentionDecodeTuning& tuning) {
   const AttentionShape& s = p.shape;
@@ -129,8 +156,12 @@ std::vector<Op> attention_decode_ops(const AttentionDecodeProblem& p, const Bind
   require_bytes(p.q, head_floats * 4, "q");
   require_bytes(p.o, head_floats * 4, "o");
   const bool rope = p.rope.has_value();
+  if (rope) check_rope(p);
   const uint32_t split = attention_decode_split(s, p.pos, tuning, rope);
   const uint32_t n_splits = ceil_div(attention_visible_keys(p.pos, s.window), split);
+  if (rope && uint64_t(s.n_heads / tile_for(s, tuning, true).heads) * n_splits > tuning.rope_max_workgroups) {
+    return rope_then_attention(p, limits, tuning);
+  }
   const bool partial = n_splits > 1;
   if (partial) {
     require_bytes(p.scratch, partial_floats(n_splits, s.n_heads, s.head_dim) * 4, "scratch");

@@ -57,6 +57,12 @@ struct AttentionDecodeTuning {
   uint32_t threads = 128;                         // attn_decode workgroup size, a power of two
   uint64_t shared_bytes = kAttentionSharedBudget; // the device's shared memory a tile may use
   uint32_t merge_threads = 128;  // attn_merge workgroup size, a power of two >= 8
+  // attn_decode_rope only up to this many attention workgroups; past it the RoPE runs as its
+  // own dispatch (qk_norm_rope_kv) before attn_decode. Every workgroup's prologue adds its
+  // latency: on an H200 (h32kv8d128) attn_decode_rope took 13.2 us against 10.4 + 3.9 for the
+  // pair at 512 keys (64 workgroups) and 18.0 against 15.9 + 3.9 at 4096 (512), but 68.2
+  // against 58.4 + 3.9 at 32768 (1024 workgroups).
+  uint32_t rope_max_workgroups = 512;
 };
 
 struct AttnDecodePush {
@@ -108,8 +114,10 @@ uint64_t attention_decode_scratch_bytes(uint32_t n_heads, uint32_t head_dim, uin
                                         uint32_t split);
 
 // 1 op (attn_decode, or attn_decode_rope with `rope`) when the visible keys fit one split,
-// else 2 (then attn_merge). Phase FlashAttn, token pos; the caller sets the layer. Throws
-// UsageError for a rope problem that is not the token's (see AttentionDecodeRope).
+// else 2 (then attn_merge). Phase FlashAttn, token pos; the caller sets the layer. With `rope`
+// past tuning.rope_max_workgroups, qk_norm_rope_kv (phase AttnRope) comes first and the
+// attention is attn_decode's. Throws UsageError for a rope problem that is not the token's
+// (see AttentionDecodeRope).
 std::vector<Op> attention_decode_ops(const AttentionDecodeProblem& problem, const BindingLimits& limits,
                                      const AttentionDecodeTuning& tuning = {});
 

@@ -63,10 +63,9 @@ std::vector<Op> attention_decode_quantize_ops(const AttentionDecodeProblem& p, c
   }
   static_assert(kAttnMergeCols * 4 == kQuantizedXBlock, "an attn_merge workgroup writes one block");
   std::vector<Op> ops = attention_decode_ops(p, limits, tuning);
-  const bool merged = ops.size() > 1;
-  Op& last = ops.back();
-  const char* twin = merged ? "attn_merge_quantize" : p.rope ? "attn_decode_rope_quantize" : "attn_decode_quantize";
-  last = quantizing_twin(last, twin, p.shape.n_heads * p.shape.head_dim, 1, out);
+  Op& last = ops.back();  // attn_merge, attn_decode_rope or attn_decode (after the RoPE's own op)
+  const std::string twin = last.kernel->name + "_quantize";
+  last = quantizing_twin(last, twin.c_str(), p.shape.n_heads * p.shape.head_dim, 1, out);
   return ops;
 }
 

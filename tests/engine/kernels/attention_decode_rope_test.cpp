@@ -11,7 +11,8 @@
 // The pair has its own references (rope_kv_write_test, attention_decode_test), so agreement
 // here carries their tolerances. Cases: Llama (NORMAL, no norm), Qwen3 (NEOX, norm), Qwen3.5's
 // partial rotation, Gemma (1 + w, sliding window, head dims 256 and 512), MHA, GQA 8, pos 0,
-// and contexts over several splits (attn_merge after it).
+// and contexts over several splits (attn_merge after it); past the tuning's workgroup limit the
+// builder falls back to the pair itself.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -203,6 +204,39 @@ TEST_F(GpuTest, AttentionDecodeRopeQuantizesWhatItWrites) {
     run_ops(ops, BarrierPolicy::Ledger);
     expect_cpu_quantization(quantized.download(), quantized.view, download_floats(l.o, width), width, 1, width);
   }
+}
+
+// Past tuning.rope_max_workgroups the builder emits the pair itself: the same ops as the pair,
+// so the same bits, with the int8 twin on the attention that ends the stream.
+TEST_F(GpuTest, AttentionDecodeRopePastTheWorkgroupLimitRunsTheRopeFirst) {
+  const RopeCase c{RopeStyle::Neox, true, false, 8, 2, 128, 128, 40, 0, 16};  // 3 splits
+  const Inputs in = make_inputs(c);
+  const BindingLimits limits = BindingLimits::of(device().info());
+  Layer pair = make_layer(c, in.column, in.norms, in.cache);
+  std::vector<Op> pair_ops{rope_kv_write_op(pair.rope, pair.kv)};
+  for (const Op& op : attention_decode_ops(pair.attention, limits, pair.tuning)) pair_ops.push_back(op);
+  run_ops(pair_ops, BarrierPolicy::Ledger);
+
+  Layer limited = make_layer(c, in.column, in.norms, in.cache);
+  limited.attention.rope = AttentionDecodeRope{limited.rope, limited.kv.v};
+  limited.tuning.rope_max_workgroups = 2;  // 3 splits of 1 group: past it
+  const std::vector<Op> ops = attention_decode_ops(limited.attention, limits, limited.tuning);
+  ASSERT_EQ(ops.size(), pair_ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) EXPECT_EQ(ops[i].kernel->name, pair_ops[i].kernel->name) << "op " << i;
+  EXPECT_EQ(ops[0].phase, Phase::AttnRope);
+  run_ops(ops, BarrierPolicy::Ledger);
+  const uint32_t width = c.n_heads * c.head_dim;
+  const auto a = download_floats(pair.o, width), b = download_floats(limited.o, width);
+  for (uint32_t i = 0; i < width; ++i) ASSERT_EQ(bits_of(b[i]), bits_of(a[i])) << "output " << i;
+
+  if (!build_info().has_intdot_shaders) return;
+  limited.tuning.split = 4096;  // one split: attn_decode ends the stream and quantizes
+  limited.tuning.rope_max_workgroups = 0;
+  QuantizedBuffer quantized(width, 1);
+  const std::vector<Op> q_ops = attention_decode_quantize_ops(limited.attention, quantized.view, limits, limited.tuning);
+  ASSERT_EQ(q_ops.size(), 2u);
+  EXPECT_EQ(q_ops[0].kernel->name, "qk_norm_rope_kv");
+  EXPECT_EQ(q_ops[1].kernel->name, "attn_decode_quantize");
 }
 
 TEST(AttentionDecodeRopeOps, RefusesARopeThatIsNotTheToken) {
