@@ -126,8 +126,13 @@ TEST_F(AxesTest, PrefillStrategiesEmitDifferentKernels) {
   const Measured batched = measure(c);
   c.forward.prefill = PrefillStrategy::Matmul;
   const Measured matmul = measure(c);
-  EXPECT_TRUE(kernels(loop).count("attn_decode"));
+  // The decode loop's attention does each token's RoPE and KV write itself; chunks keep the
+  // RoPE's own dispatch.
+  EXPECT_TRUE(kernels(loop).count("attn_decode_rope"));
+  EXPECT_FALSE(kernels(loop).count("qk_norm_rope_kv"));
   EXPECT_FALSE(kernels(loop).count("attn_prefill"));
+  EXPECT_TRUE(kernels(batched).count("qk_norm_rope_kv"));
+  EXPECT_FALSE(kernels(batched).count("attn_decode_rope"));
   EXPECT_TRUE(kernels(batched).count("attn_prefill"));
   EXPECT_TRUE(kernels(matmul).count("matmul_q4_k"));
   EXPECT_FALSE(kernels(batched).count("matmul_q4_k"));
@@ -241,7 +246,7 @@ TEST_F(AxesTest, Int8ActivationsQuantizeEachInputOnceForIntegerDotKernels) {
   for (const Op& op : int8.decode_ops) {
     const std::string name = op.kernel->name;
     decode_quantizes += name == "quantize_x";
-    attention_quantizes += name == "attn_decode_quantize" || name == "attn_merge_quantize";
+    attention_quantizes += name == "attn_decode_rope_quantize" || name == "attn_merge_quantize";
   }
   EXPECT_EQ(decode_quantizes, 0u);
   EXPECT_EQ(attention_quantizes, kLayers * kDecode);
