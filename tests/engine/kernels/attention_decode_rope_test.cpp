@@ -126,6 +126,22 @@ int half_ulps(uint16_t a, uint16_t b) {
   return std::abs(int(a & 0x7fff) - int(b & 0x7fff));
 }
 
+// Runs the dispatches the prologue replaces on `pair` (rope_kv_write_op, then the attention)
+// and returns them.
+std::vector<Op> run_the_pair(Layer& pair, const BindingLimits& limits) {
+  std::vector<Op> ops{rope_kv_write_op(pair.rope, pair.kv)};
+  for (const Op& op : attention_decode_ops(pair.attention, limits, pair.tuning)) ops.push_back(op);
+  run_ops(ops, BarrierPolicy::Ledger);
+  return ops;
+}
+
+// A layer over the same inputs whose attention problem carries the token's RoPE.
+Layer layer_with_rope(const RopeCase& c, const Inputs& in) {
+  Layer l = make_layer(c, in.column, in.norms, in.cache);
+  l.attention.rope = AttentionDecodeRope{l.rope, l.kv.v};
+  return l;
+}
+
 class AttentionDecodeRopeTest : public GpuTest, public ::testing::WithParamInterface<RopeCase> {};
 
 TEST_P(AttentionDecodeRopeTest, MatchesRopeKvWriteThenAttention) {
@@ -134,12 +150,8 @@ TEST_P(AttentionDecodeRopeTest, MatchesRopeKvWriteThenAttention) {
   const BindingLimits limits = BindingLimits::of(device().info());
 
   Layer pair = make_layer(c, in.column, in.norms, in.cache);
-  std::vector<Op> pair_ops{rope_kv_write_op(pair.rope, pair.kv)};
-  for (const Op& op : attention_decode_ops(pair.attention, limits, pair.tuning)) pair_ops.push_back(op);
-  run_ops(pair_ops, BarrierPolicy::Ledger);
-
-  Layer fused = make_layer(c, in.column, in.norms, in.cache);
-  fused.attention.rope = AttentionDecodeRope{fused.rope, fused.kv.v};
+  const std::vector<Op> pair_ops = run_the_pair(pair, limits);
+  Layer fused = layer_with_rope(c, in);
   const std::vector<Op> fused_ops = attention_decode_ops(fused.attention, limits, fused.tuning);
   ASSERT_EQ(fused_ops.size(), pair_ops.size() - 1) << "the same attention ops, without the RoPE's";
   EXPECT_EQ(std::string(fused_ops[0].kernel->name), "attn_decode_rope");
@@ -194,8 +206,7 @@ TEST_F(GpuTest, AttentionDecodeRopeQuantizesWhatItWrites) {
   for (const RopeCase c : {RopeCase{RopeStyle::Neox, true, false, 8, 2, 128, 128, 33},
                            RopeCase{RopeStyle::Normal, false, false, 4, 1, 64, 64, 5}}) {
     const Inputs in = make_inputs(c);
-    Layer l = make_layer(c, in.column, in.norms, in.cache);
-    l.attention.rope = AttentionDecodeRope{l.rope, l.kv.v};
+    Layer l = layer_with_rope(c, in);
     const uint32_t width = c.n_heads * c.head_dim;
     QuantizedBuffer quantized(width, 1);
     const std::vector<Op> ops = attention_decode_quantize_ops(l.attention, quantized.view, quantized.limits, l.tuning);
@@ -213,12 +224,8 @@ TEST_F(GpuTest, AttentionDecodeRopePastTheWorkgroupLimitRunsTheRopeFirst) {
   const Inputs in = make_inputs(c);
   const BindingLimits limits = BindingLimits::of(device().info());
   Layer pair = make_layer(c, in.column, in.norms, in.cache);
-  std::vector<Op> pair_ops{rope_kv_write_op(pair.rope, pair.kv)};
-  for (const Op& op : attention_decode_ops(pair.attention, limits, pair.tuning)) pair_ops.push_back(op);
-  run_ops(pair_ops, BarrierPolicy::Ledger);
-
-  Layer limited = make_layer(c, in.column, in.norms, in.cache);
-  limited.attention.rope = AttentionDecodeRope{limited.rope, limited.kv.v};
+  const std::vector<Op> pair_ops = run_the_pair(pair, limits);
+  Layer limited = layer_with_rope(c, in);
   limited.tuning.rope_max_workgroups = 2;  // 3 splits of 1 group: past it
   const std::vector<Op> ops = attention_decode_ops(limited.attention, limits, limited.tuning);
   ASSERT_EQ(ops.size(), pair_ops.size());
