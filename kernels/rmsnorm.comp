@@ -6,7 +6,7 @@
 // arithmetic is in rmsnorm_body.glsl, which intdot/rmsnorm_quantize.comp shares.
 #extension GL_GOOGLE_include_directive : require
 
-layout(local_size_x = 256) in;
+layout(local_size_x = 256) in;  // RMS_SLICE: one output per invocation
 layout(constant_id = 0) const int ADD_ONE = 0;  // 1: scale by (1 + w), Gemma's stored weights
 
 layout(binding = 0) readonly buffer X { float x[]; };   // column c at c * x_stride floats
@@ -26,10 +26,9 @@ layout(push_constant) uniform Push {
 void main() {
   const uint xb = gl_WorkGroupID.y * pc.x_stride;
   const uint yb = gl_WorkGroupID.y * pc.y_stride;
-  const float scale = rmsnorm_scale(xb, pc.n, pc.eps);
-  const uint step = gl_WorkGroupSize.x;
-  for (uint k = 0; k < RMS_SLICE / step; ++k) {
-    const uint i = gl_WorkGroupID.x * RMS_SLICE + k * step + gl_LocalInvocationID.x;
-    if (i < pc.n) y[yb + i] = rmsnorm_value(x[xb + i], scale, i);
-  }
+  const uint i = gl_WorkGroupID.x * RMS_SLICE + gl_LocalInvocationID.x;  // this invocation's output
+  const float weight = i < pc.n ? rmsnorm_weight(i) : 0.0;  // in flight during the reduction
+  float xi;
+  const float scale = rmsnorm_scale(xb, pc.n, pc.eps, i, xi);
+  if (i < pc.n) y[yb + i] = rmsnorm_value(xi, scale, weight);
 }

@@ -9,18 +9,22 @@
 // that order, then the workgroup adds the partials as a tree (workgroup_reduce.glsl). Loads are
 // issued RMS_BATCH at a time before any is used, so a decode column costs a few memory
 // latencies rather than n / WG of them one after another (the one-load-per-iteration loop took
-// ~11 us per 4096-wide column on an H200, its launch ~3 us).
+// ~11 us per 4096-wide column on an H200, its launch ~3 us); 16 cover a 4096-wide column in
+// one batch. An invocation's own output element (its slice's, `own`) is among those it loads:
+// it keeps that value instead of reading x again after the reduction, one memory latency less.
 //
-// The includer declares local_size_x, the ADD_ONE specialization constant, the float buffers
-// x[] and w[], and includes workgroup_reduce.glsl first.
+// The includer declares local_size_x = RMS_SLICE, the ADD_ONE specialization constant, the
+// float buffers x[] and w[], and includes workgroup_reduce.glsl first.
 #ifndef PB_RMSNORM_BODY_GLSL
 #define PB_RMSNORM_BODY_GLSL
 
-const uint RMS_BATCH = 8;
+const uint RMS_BATCH = 16;
 const uint RMS_SLICE = 256;  // outputs per workgroup: one per invocation
 
-float rmsnorm_scale(uint xb, uint n, float eps) {
+// The scale of the column whose input starts at xb, and x[xb + own] in own_x (0 past n).
+float rmsnorm_scale(uint xb, uint n, float eps, uint own, out float own_x) {
   const uint step = gl_WorkGroupSize.x;
+  own_x = 0.0;
   precise float squares = 0.0;  // no fused multiply-add: every includer sums the same bits
   for (uint base = gl_LocalInvocationID.x; base < n; base += step * RMS_BATCH) {
     float v[RMS_BATCH];
@@ -28,13 +32,16 @@ float rmsnorm_scale(uint xb, uint n, float eps) {
       const uint i = base + k * step;
       v[k] = i < n ? x[xb + i] : 0.0;
     }
-    for (uint k = 0; k < RMS_BATCH; ++k) squares += v[k] * v[k];  // + 0.0 past n: no change
+    for (uint k = 0; k < RMS_BATCH; ++k) {
+      squares += v[k] * v[k];  // + 0.0 past n: no change
+      if (base + k * step == own) own_x = v[k];
+    }
   }
   return inversesqrt(wg_sum(squares) / float(n) + eps);
 }
 
-// Element i of the normed column whose input starts at xb.
+// The weight of element i, and element i of the normed column from its input xi.
 float rmsnorm_weight(uint i) { return ADD_ONE != 0 ? 1.0 + w[i] : w[i]; }
-float rmsnorm_value(float xi, float scale, uint i) { return (xi * scale) * rmsnorm_weight(i); }
+float rmsnorm_value(float xi, float scale, float weight) { return (xi * scale) * weight; }
 
 #endif  // PB_RMSNORM_BODY_GLSL

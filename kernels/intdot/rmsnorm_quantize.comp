@@ -8,7 +8,7 @@
 // workgroup together, one output per invocation (quantize_blocks_cooperative).
 #extension GL_GOOGLE_include_directive : require
 
-layout(local_size_x = 256) in;
+layout(local_size_x = 256) in;  // RMS_SLICE: one output per invocation
 layout(constant_id = 0) const int ADD_ONE = 0;  // 1: scale by (1 + w), Gemma's stored weights
 
 layout(binding = 0) readonly buffer X { float x[]; };   // column c at c * x_stride floats
@@ -33,13 +33,12 @@ layout(push_constant) uniform Push {
 void main() {
   const uint c = gl_WorkGroupID.y;
   const uint xb = c * pc.x_stride, yb = c * pc.y_stride;
-  const float scale = rmsnorm_scale(xb, pc.n, pc.eps);
-  const uint step = gl_WorkGroupSize.x;
-  for (uint k = 0; k < RMS_SLICE / step; ++k) {  // uniform: every invocation reaches the barriers
-    const uint i = gl_WorkGroupID.x * RMS_SLICE + k * step + gl_LocalInvocationID.x;
-    const bool valid = i < pc.n;  // whole blocks: n is a multiple of 32
-    const float v = valid ? rmsnorm_value(x[xb + i], scale, i) : 0.0;
-    if (valid) y[yb + i] = v;
-    quantize_blocks_cooperative(v, valid, c, i / QX_BLOCK, pc.n);
-  }
+  const uint i = gl_WorkGroupID.x * RMS_SLICE + gl_LocalInvocationID.x;  // this invocation's output
+  const bool valid = i < pc.n;  // whole blocks: n is a multiple of 32
+  const float weight = valid ? rmsnorm_weight(i) : 0.0;  // in flight during the reduction
+  float xi;
+  const float scale = rmsnorm_scale(xb, pc.n, pc.eps, i, xi);
+  const float v = valid ? rmsnorm_value(xi, scale, weight) : 0.0;
+  if (valid) y[yb + i] = v;
+  quantize_blocks_cooperative(v, valid, c, i / QX_BLOCK, pc.n);  // every invocation: it has barriers
 }
