@@ -1,7 +1,7 @@
 // The attention block of a layer: norm, q/k/v (and Qwen3.5's output gate) projections, q/k
 // norms with RoPE and the KV write (one dispatch; in decode, part of the attention dispatch),
-// attention (sliding-window where the layer has a window), the output projection into the residual (through Gemma's post-norm where the
-// model has one).
+// attention (sliding-window where the layer has a window), the output projection into the
+// residual (through Gemma's post-norm where the model has one).
 #include <cmath>
 
 #include "engine/forward/forward_context.h"

@@ -88,6 +88,22 @@ void add_rope_prologue(Op& decode, const AttentionDecodeProblem& p, const AttnDe
   decode.label = "attn_decode_rope";
 }
 
+// The RoPE and KV write as their own dispatch in front of attn_decode (see rope_max_workgroups).
+std::vector<Op> rope_then_attention(const AttentionDecodeProblem& p, const BindingLimits& limits,
+                                    const AttentionDecodeTuning& tuning) {
+  const QkNormRopeProblem& qk = p.rope->qk;
+  // One column (check_rope), so the strides never step: v's is k's.
+  const KvWriteProblem kv{qk.k, p.rope->v, p.cache.k, p.cache.v, qk.n_k_heads, qk.head_dim, p.shape.max_ctx,
+                          qk.pos0, qk.ncols, qk.k_stride, qk.k_stride};
+  std::vector<Op> ops{rope_kv_write_op(qk, kv)};
+  ops.back().phase = Phase::AttnRope;
+  ops.back().token = static_cast<int32_t>(p.pos);
+  AttentionDecodeProblem rotated = p;
+  rotated.rope.reset();
+  for (Op& op : attention_decode_ops(rotated, limits, tuning)) ops.push_back(std::move(op));
+  return ops;
+}
+
 }  // namespace
 
 uint64_t attention_rope_shared_bytes(uint32_t heads, uint32_t head_dim) {
@@ -121,24 +137,6 @@ uint64_t attention_decode_scratch_bytes(uint32_t n_heads, uint32_t head_dim, uin
   return splits <= 1 ? 0 : partial_floats(splits, n_heads, head_dim) * 4;
 }
 
-namespace {
-
-// The RoPE and KV write as their own dispatch in front of attn_decode (see rope_max_workgroups).
-std::vector<Op> rope_then_attention(const AttentionDecodeProblem& p, const BindingLimits& limits,
-                                    const AttentionDecodeTuning& tuning) {
-  const QkNormRopeProblem& qk = p.rope->qk;
-  const KvWriteProblem kv{qk.k, p.rope->v, p.cache.k, p.cache.v, qk.n_k_heads, qk.head_dim, p.shape.max_ctx,
-                          qk.pos0, qk.ncols, qk.k_stride, qk.k_stride};
-  std::vector<Op> ops{rope_kv_write_op(qk, kv)};
-  ops.back().phase = Phase::AttnRope;
-  ops.back().token = static_cast<int32_t>(p.pos);
-  AttentionDecodeProblem rotated = p;
-  rotated.rope.reset();
-  for (Op& op : attention_decode_ops(rotated, limits, tuning)) ops.push_back(std::move(op));
-  return ops;
-}
-
-}  // namespace
 
 std::vector<Op> attention_decode_ops(const AttentionDecodeProblem& p, const BindingLimits& limits,
                                      const AttentionDecodeTuning& tuning) {
@@ -157,9 +155,10 @@ std::vector<Op> attention_decode_ops(const AttentionDecodeProblem& p, const Bind
   require_bytes(p.o, head_floats * 4, "o");
   const bool rope = p.rope.has_value();
   if (rope) check_rope(p);
+  const AttentionTile tile = tile_for(s, tuning, rope);
   const uint32_t split = attention_decode_split(s, p.pos, tuning, rope);
   const uint32_t n_splits = ceil_div(attention_visible_keys(p.pos, s.window), split);
-  if (rope && uint64_t(s.n_heads / tile_for(s, tuning, true).heads) * n_splits > tuning.rope_max_workgroups) {
+  if (rope && uint64_t(s.n_heads / tile.heads) * n_splits > tuning.rope_max_workgroups) {
     return rope_then_attention(p, limits, tuning);
   }
   const bool partial = n_splits > 1;
@@ -170,7 +169,6 @@ std::vector<Op> attention_decode_ops(const AttentionDecodeProblem& p, const Bind
     }
   }
 
-  const AttentionTile tile = tile_for(s, tuning, rope);
   const AlignedWindow q = aligned_window(p.q, 0, head_floats * 4, limits);
   const AlignedWindow o = aligned_window(p.o, 0, head_floats * 4, limits);
   const AlignedWindow scratch =

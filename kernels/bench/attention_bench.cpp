@@ -4,6 +4,8 @@
 // Qwen3's form: NEOX rotation and a per-head norm), and causal prefill of a chunk
 // (kernels/attn_prefill.comp). The K/V cache rotates; q, the token's k and v, o and the split
 // scratch do not (they are small and, in the op stream, freshly written).
+#include <optional>
+
 #include "engine/ops/attention_decode_op.h"
 #include "engine/ops/attention_prefill_op.h"
 #include "kernels/bench/benchmarks.h"
@@ -29,22 +31,27 @@ std::vector<KvCacheView> kv_copies(BenchEnv& env, BenchCase& c, const AttentionS
   return views;
 }
 
-// The token's own projected k and v and the q/k norms for attn_decode_rope: `problem` gains
-// the prologue, one column at its pos.
-void add_rope(BenchEnv& env, BenchCase& c, AttentionDecodeProblem& problem) {
-  const AttentionShape& s = problem.shape;
+// attn_decode_rope's inputs for the token at `pos` whose q is `q`: its own projected k and v
+// and the q/k norms, made once per case (they do not rotate).
+AttentionDecodeRope rope_inputs(BenchEnv& env, BenchCase& c, const AttentionShape& s, const TensorView& q,
+                                uint32_t pos) {
   const uint64_t kv_floats = uint64_t(s.n_kv_heads) * s.head_dim;
   auto values = [&](uint64_t floats, uint32_t seed, const char* name) {
-    return TensorView::whole(keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, floats, seed, name)));
+    return TensorView::whole(
+        keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, floats, seed, name)));
   };
   const TensorView k = values(kv_floats, 5, "k"), v = values(kv_floats, 6, "v");
-  QkNormRopeProblem qk{problem.q, k, values(s.head_dim, 7, "q_norm"), values(s.head_dim, 8, "k_norm"),
-                       s.n_heads, s.n_kv_heads, s.head_dim, s.head_dim, problem.pos, 1,
-                       s.n_heads * s.head_dim, static_cast<uint32_t>(kv_floats)};
+  QkNormRopeProblem qk{q, k, values(s.head_dim, 7, "q_norm"), values(s.head_dim, 8, "k_norm")};
+  qk.n_q_heads = s.n_heads;
+  qk.n_k_heads = s.n_kv_heads;
+  qk.head_dim = qk.rope_dims = s.head_dim;
+  qk.pos0 = pos;
+  qk.q_stride = s.n_heads * s.head_dim;
+  qk.k_stride = static_cast<uint32_t>(kv_floats);
   qk.theta = 1000000.0f;
   qk.style = RopeStyle::Neox;
   qk.qk_norm = true;
-  problem.rope = AttentionDecodeRope{qk, v};
+  return {qk, v};
 }
 
 BenchCase decode_case(BenchEnv& env, uint32_t ctx, bool rope) {
@@ -60,9 +67,11 @@ BenchCase decode_case(BenchEnv& env, uint32_t ctx, bool rope) {
   const Buffer& scratch = keep(c, Buffer(env.device(), std::max<uint64_t>(scratch_bytes, 256),
                                          MemoryUse::Device, "attention scratch"));
   const BindingLimits limits = BindingLimits::of(env.info());
+  std::optional<AttentionDecodeRope> own_token;
+  if (rope) own_token = rope_inputs(env, c, s, TensorView::whole(q), ctx - 1);
   for (const KvCacheView& cache : kv_copies(env, c, s)) {
-    AttentionDecodeProblem p{s, cache, TensorView::whole(q), TensorView::whole(o), TensorView::whole(scratch), ctx - 1};
-    if (rope) add_rope(env, c, p);
+    const AttentionDecodeProblem p{
+        s, cache, TensorView::whole(q), TensorView::whole(o), TensorView::whole(scratch), ctx - 1, own_token};
     const auto ops = attention_decode_ops(p, limits);
     c.round.insert(c.round.end(), ops.begin(), ops.end());
   }
