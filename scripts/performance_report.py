@@ -129,6 +129,26 @@ def dmmv_figures(r):
                          lambda x: x >= 1.0)
 
 
+def read_floor_figure(r, fmt):
+    """The read floor at the bytes of `fmt`'s FFN matrix (ffn_up's; ffn_down has as many): the
+    fastest grid of the sweep by median, as a row; returns its repetitions, None if none ran."""
+    names = [n for n in r.runs if re.fullmatch(rf"read_floor/{fmt}/ffn_up:[0-9x]+/threads:[0-9]+/loads:[0-9]+", n)]
+    if not names:
+        r.missing(f"read floor at the bytes of the {fmt} FFN matrix", "kernels", "no result")
+        return None
+    best = min(names, key=lambda n: statistics.median(b["real_time"] for b in r.runs[n]))
+    runs = r.runs[best]
+    grid = re.search(r"threads:([0-9]+)/loads:([0-9]+)", best)
+    lo, med, hi = spread_of([b["roofline"] for b in runs])
+    gbps = statistics.median(b["GB/s"] for b in runs)
+    us = statistics.median(b["real_time"] for b in runs)
+    r.add(f"read floor: one dispatch that only reads the {fmt} FFN matrix's {num(gbps * us / 1e3)} MB (fastest of "
+          f"{len(names)} grids: {grid.group(1)} threads x {grid.group(2)} loads): share of copy bandwidth", "kernels",
+          f"{pct(med)} ({num(gbps)} GB/s, {num(us)} µs)", f"{pct(lo)} – {pct(hi)}",
+          "(the most any kernel reading these bytes reaches)", None, len(runs))
+    return runs
+
+
 def intdot_figures(r):
     """The integer-dot DMMV (int8 inputs) on the same weights, where the build and device have it."""
     if not any(n.startswith("dmmv_intdot/") for n in list(r.runs) + list(r.errors)):
@@ -136,12 +156,15 @@ def intdot_figures(r):
               f"integer dot product: {r.context.get('integer_dot_product', 'no (or kernels not compiled in)')}")
         return
     for fmt in DMMV_FORMATS:
+        floor = read_floor_figure(r, fmt)
         for role in DMMV_SHAPES:
             base = rf"dmmv_intdot/{fmt}/%s/{role}:[0-9x]+/num_cols:%d"
             one = r.benchmark(base % ("dmmv", 1))
             shape = bandwidth_figure(r, one, f"DMMV {fmt} int8 inputs (integer dot)", role)
             if not shape:
                 continue
+            ratio_figure(r, f"DMMV {fmt} int8 inputs {role} {shape}, NUM_COLS=1: time / the read floor of its bytes",
+                         one, floor, "(1.0× = as fast as reading its weights alone)", lambda x: True)
             ratio_figure(r, f"DMMV {fmt} int8 inputs {role} {shape}: time with its quantize_x / without",
                          r.benchmark(base % ("quantize_dmmv", 1)), one, "(the cost of quantizing an input "
                          "no other projection shares)", lambda x: True)

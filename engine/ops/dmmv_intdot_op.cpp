@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "engine/ops/folded_grid.h"
 #include "engine/ops/matmul_op.h"
 #include "engine/ops/row_slices.h"
 #include "engine/quant/integer_dot.h"
@@ -222,8 +223,7 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
       op.push = PushConstants::of(
           DmmvIntdotPush{rows, p.cols, p.y_stride, row0, y.first_float, xq.first_float / 4, xs.first_float / 2});
       const uint32_t groups = ceil_div(rows, matrix ? m.rows : t.rows);
-      const uint32_t gx = std::min<uint32_t>(groups, 65535);
-      op.groups = {gx, ceil_div(groups, gx), 1};
+      op.groups = folded_grid(groups);
       op.label = matrix ? "dmmv_coopmat" : "dmmv_intdot";
       ops.push_back(op);
     }

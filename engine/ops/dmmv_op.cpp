@@ -4,6 +4,7 @@
 #include <iterator>
 #include <numeric>
 
+#include "engine/ops/folded_grid.h"
 #include "engine/ops/row_slices.h"
 #include "harness/errors.h"
 #include "kernels/registry.h"
@@ -130,8 +131,7 @@ std::vector<Op> dmmv_ops(const ProjectionProblem& p, NumColsMode mode, const Bin
       op.push = PushConstants::of(DmmvPush{rows, p.cols, count, p.x_stride, p.y_stride, row0,
                                            x.first_float, y.first_float});
       const uint32_t groups = ceil_div(rows, tuning.rows);
-      const uint32_t gx = std::min<uint32_t>(groups, 65535);
-      op.groups = {gx, ceil_div(groups, gx), 1};
+      op.groups = folded_grid(groups);
       op.label = "dmmv";
       ops.push_back(op);
     }

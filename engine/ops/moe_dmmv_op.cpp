@@ -5,13 +5,12 @@
 #include <string>
 
 #include "engine/ops/column_span.h"
+#include "engine/ops/folded_grid.h"
 #include "harness/errors.h"
 #include "kernels/registry.h"
 
 namespace pb {
 namespace {
-
-constexpr uint32_t kMaxGroupsX = 65535;  // the minimum maxComputeWorkGroupCount[0]
 
 // Experts per weight binding so that a slice fits the binding range and starts aligned.
 uint32_t experts_per_slice(uint64_t expert_bytes, uint32_t experts, const BindingLimits& limits) {

@@ -5,7 +5,8 @@ and are joined into one multi-run file the way a sweep writes it. Gate and cycle
 fixtures of exactly the shapes `phasebench gate A B --json` and `phasebench cycles --format
 json` print, built from the measured runs so the numbers are plausible.
 
-CTest passes the binary as `--phasebench=$<TARGET_FILE:phasebench>`.
+CTest passes the binaries as `--phasebench=$<TARGET_FILE:phasebench>` and
+`--phasebench-kernels=$<TARGET_FILE:phasebench-kernels>`.
 """
 import json
 import subprocess
@@ -34,6 +35,7 @@ RUNS = [
 
 def pytest_addoption(parser):
     parser.addoption("--phasebench", help="the phasebench binary whose result files are charted")
+    parser.addoption("--phasebench-kernels", help="the kernel benchmarks whose figures the record reports")
 
 
 @pytest.fixture(scope="session")
@@ -41,6 +43,14 @@ def binary(request) -> Path:
     path = request.config.getoption("--phasebench")
     if not path or not Path(path).is_file():
         pytest.fail("pass the phasebench binary with --phasebench=PATH (ctest does)")
+    return Path(path)
+
+
+@pytest.fixture(scope="session")
+def kernels_binary(request) -> Path:
+    path = request.config.getoption("--phasebench-kernels")
+    if not path or not Path(path).is_file():
+        pytest.fail("pass the phasebench-kernels binary with --phasebench-kernels=PATH (ctest does)")
     return Path(path)
 
 

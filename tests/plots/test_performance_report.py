@@ -1,6 +1,8 @@
 """scripts/performance_report.py's per-dispatch cost of decode: from a real profiled run and its
 unprofiled twin, one row per phase whose dispatches and GPU time add up to the run's own totals,
-the cost of the timestamps stated, and a missing profile reported rather than fatal."""
+the cost of the timestamps stated, and a missing profile reported rather than fatal. And its read
+floor: from a real phasebench-kernels run, the fastest grid of the sweep, and each DMMV's time
+against it."""
 import json
 import re
 import subprocess
@@ -17,9 +19,10 @@ DECODE = ["--model", "tiny-dense", "--weights", "q4_k", "--prompt", "4", "--deco
 
 
 def write_report(folder: Path, commands: list) -> str:
-    """The record of `folder`: a kernels.json with no benchmarks (the decode sections need none)
-    and commands.tsv naming the given result files."""
-    (folder / "kernels.json").write_text(json.dumps({"context": {"device_type": "cpu"}, "benchmarks": []}))
+    """The record of `folder`: its kernels.json, else one with no benchmarks (the decode sections
+    need none), and commands.tsv naming the given result files."""
+    if not (folder / "kernels.json").exists():
+        (folder / "kernels.json").write_text(json.dumps({"context": {"device_type": "cpu"}, "benchmarks": []}))
     (folder / "commands.tsv").write_text("".join(f"{ident}\t0\tphasebench run ...\n" for ident in commands))
     out = folder / "PERFORMANCE.md"
     proc = subprocess.run([sys.executable, "-B", str(REPORT), "--results", str(folder), "--out", str(out)],
@@ -72,3 +75,41 @@ def test_a_profile_that_did_not_run_is_reported_missing(results, tmp_path):
     text = write_report(tmp_path, ["decode-int8-tiny-dense", "profile-decode-tiny-dense"])
     assert "**tiny-dense**: missing, the run wrote no result file" in text
     assert cost_table(text) == {}
+
+
+def figure_row(text: str, start: str) -> list:
+    """The cells of the figure row whose first cell starts with `start`: figure, device, driver,
+    command, median, spread, n, target, verdict."""
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in text.splitlines()
+            if line.startswith("| " + start)]
+    assert len(rows) == 1, f"{len(rows)} rows start with {start!r}"
+    return rows[0]
+
+
+def test_the_read_floor_is_the_fastest_grid_and_each_dmmv_is_set_against_it(kernels_binary, tmp_path):
+    grids = r"read_floor/q4_k/ffn_up:[0-9x]+/threads:(32|256)/loads:(1|4)"
+    dmmv = r"dmmv_intdot/q4_k/dmmv/(ffn_down|ffn_up):[0-9x]+/num_cols:1"
+    cmd = [str(kernels_binary), f"--benchmark_filter=^({grids}|{dmmv})/", "--benchmark_repetitions=3",
+           "--benchmark_min_time=0.01", f"--benchmark_out={tmp_path / 'kernels.json'}", "--benchmark_out_format=json"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}"
+    text = write_report(tmp_path, [])
+
+    medians = {}  # benchmark -> median µs
+    for b in json.loads((tmp_path / "kernels.json").read_text())["benchmarks"]:
+        if b.get("aggregate_name") == "median":
+            medians[b["run_name"].removesuffix("/manual_time")] = b["real_time"]
+    floors = {n: t for n, t in medians.items() if n.startswith("read_floor/")}
+    assert len(floors) == 4
+    fastest = min(floors, key=floors.get)
+    row = figure_row(text, "read floor: one dispatch that only reads the q4_k FFN matrix's")
+    threads, loads = re.search(r"threads:([0-9]+)/loads:([0-9]+)", fastest).groups()
+    assert f"fastest of 4 grids: {threads} threads x {loads} loads" in row[0]
+    shown = f"{floors[fastest]:.0f}" if floors[fastest] >= 100 else f"{floors[fastest]:.3g}"
+    assert re.search(r", ([0-9.]+) µs\)", row[4]).group(1) == shown
+    dmmvs = {n: t for n, t in medians.items() if n.startswith("dmmv_intdot/")}
+    assert len(dmmvs) == 2, "the integer-dot kernels are compiled in (scripts/setup builds glslang with them)"
+    for name, time in dmmvs.items():
+        role_shape = name.split("/")[3].replace(":", " ")  # "ffn_up 512x256"
+        row = figure_row(text, f"DMMV q4_k int8 inputs {role_shape}, NUM_COLS=1: time / the read floor")
+        assert row[4] == f"{time / floors[fastest]:.3f}×"

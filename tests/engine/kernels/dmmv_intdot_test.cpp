@@ -245,6 +245,8 @@ std::vector<IntdotCase> cases() {
     list.push_back({f, 37, 512, 8, false, {0, 0, 0, 0, {1, 0, 0}}, row_bytes(f, 512) * 10});
   }
   list.push_back({WeightFormat::Q8_0, 21, 192, 8, false, {0, 0, 0, 0, {1, 0, 0}}});
+  // More workgroups than a grid row holds (65535): the grid folds into two rows (folded_grid).
+  list.push_back({WeightFormat::Q8_0, 65537, 64, 1, false, {.threads = 16, .rows = 1, .unroll = 1}});
   return list;
 }
 
