@@ -26,3 +26,7 @@ vec2 x_scales(uint c, uint block) { return xs[pc.xs_offset + c * (pc.cols >> 5) 
 // Sum of the four byte products of two words of packed int8, added to `sum`.
 int dot4(uint a, uint b, int sum) { return sum + dotPacked4x8EXT(int(a), int(b)); }
 int dot16(uvec4 a, uvec4 b) { return dot4(a.w, b.w, dot4(a.z, b.z, dot4(a.y, b.y, dot4(a.x, b.x, 0)))); }
+// The same with b's bytes read as unsigned (0..255): Q4_K's high nibbles dot in place, masked
+// but not shifted down, for 16 times their sum (dmmv_intdot_q4_k.glsl).
+int dot4u(uint a, uint b, int sum) { return sum + dotPacked4x8EXT(int(a), b); }
+int dot16u(uvec4 a, uvec4 b) { return dot4u(a.w, b.w, dot4u(a.z, b.z, dot4u(a.y, b.y, dot4u(a.x, b.x, 0)))); }

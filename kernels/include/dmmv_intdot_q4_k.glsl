@@ -3,17 +3,20 @@
 // weight 64j + 16h + l in its low nibble (sub-block 2j) and weight 64j + 32 + 16h + l in its
 // high nibble (sub-block 2j + 1). A chunk is the pair 2j, 2j + 1: 32 bytes, all of sub-blocks
 // 2j and 2j + 1, so one header load and one scale decode serve 64 weights and both halves of
-// each sub-block sum into one integer before any float work. Masked into bytes, the nibbles
-// (0..15) are int8 as they are, so they dot with the activation quants directly:
+// each sub-block sum into one integer before any float work. The low nibbles, masked into bytes
+// (0..15), are int8 as they are and dot with the activation quants directly; the high ones are
+// masked in place (16 q, 0..240) and dot as unsigned bytes, for 16 times their sum, which the
+// sub-block's scale takes back as a power of two (so the bits are those of shifting them down,
+// one instruction less per word):
 //   sum w x = d sc dx sum(q qx) - dmin m (dx sum qx)
-// (|sum q qx| <= 32 * 15 * 127, far inside int32).
+// (|sum 16 q qx| <= 32 * 240 * 127, far inside int32 and exact in float).
 #define CHUNKS_PER_ROW(cols) ((cols) / 256 * 4)
 
 layout(binding = 0) readonly buffer W { uvec4 w[]; };  // 9 uvec4 per block
 
 struct WeightChunk {
   uvec4 q0, q1;  // nibble uvec4s 2j and 2j + 1, as loaded
-  vec4 scales;   // d sc and dmin m of sub-block 2j, then of 2j + 1
+  vec4 scales;   // d sc and dmin m of sub-block 2j, then d sc / 16 and dmin m of 2j + 1
 };
 
 struct XChunk {
@@ -31,7 +34,8 @@ WeightChunk load_weights(uint row, uint chunk) {
   c.q0 = w[base + 1u + 2u * j];
   c.q1 = w[base + 2u + 2u * j];
   const vec2 dm = unpackHalf2x16(header.x);
-  c.scales = vec4(q4k_scale_min(2u * j, header) * dm, q4k_scale_min(2u * j + 1u, header) * dm);
+  const vec4 sm = q4k_scale_min_pair(j, header);  // sc 2j, sc 2j + 1, m 2j, m 2j + 1
+  c.scales = vec4(sm.x * dm.x, sm.z * dm.y, sm.y * dm.x * 0.0625, sm.w * dm.y);
   return c;
 }
 
@@ -51,7 +55,7 @@ XChunk load_x(uint c, uint chunk) {
 float chunk_dot(WeightChunk w, XChunk x) {
   const uvec4 m = uvec4(0x0f0f0f0fu);
   const int lo = dot16(w.q0 & m, x.lo0) + dot16(w.q1 & m, x.lo1);
-  const int hi = dot16((w.q0 >> 4) & m, x.hi0) + dot16((w.q1 >> 4) & m, x.hi1);
+  const int hi = dot16u(x.hi0, w.q0 & ~m) + dot16u(x.hi1, w.q1 & ~m);  // 16 times the sum
   return x.slo.x * (w.scales.x * float(lo)) - w.scales.y * x.slo.y +
          x.shi.x * (w.scales.z * float(hi)) - w.scales.w * x.shi.y;
 }

@@ -21,4 +21,18 @@ vec2 q4k_scale_min(uint is, uvec4 header) {
               float(upper ? (bw >> 4) | ((bz >> 6) << 4) : bz & 63u));
 }
 
+// The scales and mins of sub-blocks 2j and 2j + 1 (j = 0..3) at once, as (sc 2j, sc 2j + 1,
+// m 2j, m 2j + 1): the two sub-blocks' bytes are neighbours in each header word, so one 16-bit
+// window of each decodes both with the byte-wise masks of q4k_scale_min, for about half its
+// instructions per sub-block (the 64-weight integer-dot chunks, dmmv_intdot_q4_k.glsl).
+vec4 q4k_scale_min_pair(uint j, uvec4 header) {
+  const uint shift = 16u * (j & 1u);
+  const uint y = (header.y >> shift) & 0xffffu, z = (header.z >> shift) & 0xffffu;
+  const uint w = (header.w >> shift) & 0xffffu;
+  const bool upper = j >= 2u;
+  const uint sc = upper ? (w & 0x0f0fu) | ((y >> 2) & 0x3030u) : y & 0x3f3fu;
+  const uint mn = upper ? ((w >> 4) & 0x0f0fu) | ((z >> 2) & 0x3030u) : z & 0x3f3fu;
+  return vec4(float(sc & 0xffu), float(sc >> 8), float(mn & 0xffu), float(mn >> 8));
+}
+
 #endif  // PB_Q4_K_SCALE_MIN_GLSL
