@@ -38,20 +38,22 @@ def pytest_addoption(parser):
     parser.addoption("--phasebench-kernels", help="the kernel benchmarks whose figures the record reports")
 
 
+def given_binary(request, option: str) -> Path:
+    """The binary passed as `option` (--phasebench, --phasebench-kernels); fails the test without it."""
+    path = request.config.getoption(option)
+    if not path or not Path(path).is_file():
+        pytest.fail(f"pass the {option[2:]} binary with {option}=PATH (ctest does)")
+    return Path(path)
+
+
 @pytest.fixture(scope="session")
 def binary(request) -> Path:
-    path = request.config.getoption("--phasebench")
-    if not path or not Path(path).is_file():
-        pytest.fail("pass the phasebench binary with --phasebench=PATH (ctest does)")
-    return Path(path)
+    return given_binary(request, "--phasebench")
 
 
 @pytest.fixture(scope="session")
 def kernels_binary(request) -> Path:
-    path = request.config.getoption("--phasebench-kernels")
-    if not path or not Path(path).is_file():
-        pytest.fail("pass the phasebench-kernels binary with --phasebench-kernels=PATH (ctest does)")
-    return Path(path)
+    return given_binary(request, "--phasebench-kernels")
 
 
 @pytest.fixture(scope="session")
