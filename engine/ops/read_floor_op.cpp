@@ -1,6 +1,6 @@
 #include "engine/ops/read_floor_op.h"
 
-#include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "engine/ops/folded_grid.h"

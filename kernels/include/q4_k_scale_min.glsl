@@ -1,6 +1,7 @@
 // The 6-bit scale and min of a Q4_K sub-block, from its block's first uvec4 (d and dmin, then
 // the 12 bytes of packed scales and mins), for every kernel that reads Q4_K weights a uvec4 at
-// a time (dmmv_format_q4_k.glsl, dmmv_intdot_q4_k.glsl, dmmv_intdot_q4_k16.glsl).
+// a time (dmmv_format_q4_k.glsl, dmmv_intdot_q4_k16.glsl, dmmv_intdot_q4_k32.glsl); and that of
+// two neighbouring sub-blocks at once (dmmv_intdot_q4_k.glsl).
 #ifndef PB_Q4_K_SCALE_MIN_GLSL
 #define PB_Q4_K_SCALE_MIN_GLSL
 
