@@ -27,8 +27,6 @@ void main() {
   const uint xb = gl_WorkGroupID.y * pc.x_stride;
   const uint yb = gl_WorkGroupID.y * pc.y_stride;
   const uint i = gl_WorkGroupID.x * RMS_SLICE + gl_LocalInvocationID.x;  // this invocation's output
-  const float weight = i < pc.n ? rmsnorm_weight(i) : 0.0;  // in flight during the reduction
-  float xi;
-  const float scale = rmsnorm_scale(xb, pc.n, pc.eps, i, xi);
-  if (i < pc.n) y[yb + i] = rmsnorm_value(xi, scale, weight);
+  const float v = rmsnorm_output(xb, pc.n, pc.eps, i);
+  if (i < pc.n) y[yb + i] = v;
 }

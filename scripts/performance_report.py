@@ -99,18 +99,24 @@ def num(x):
     return f"{x:.0f}" if abs(x) >= 100 else f"{x:.3g}"
 
 
+def bandwidth_cells(runs):
+    """A benchmark's share of the copy bandwidth as the record shows it: (median, its GB/s and
+    µs; spread; the median share)."""
+    lo, med, hi = spread_of([b["roofline"] for b in runs])
+    gbps = statistics.median(b["GB/s"] for b in runs)
+    us = statistics.median(b["real_time"] for b in runs)
+    return f"{pct(med)} ({num(gbps)} GB/s, {num(us)} µs)", f"{pct(lo)} – {pct(hi)}", med
+
+
 def bandwidth_figure(r, one, kernel, role):
     """The NUM_COLS=1 row of a DMMV against the copy bandwidth; returns its shape, None if missing."""
     if not one:
         r.missing(f"{kernel} {role} NUM_COLS=1: share of copy bandwidth", "kernels", "no result")
         return None
     shape = re.search(r":([0-9]+x[0-9]+)/", one[0]["name"]).group(1)
-    lo, med, hi = spread_of([b["roofline"] for b in one])
-    gbps = statistics.median(b["GB/s"] for b in one)
-    us = statistics.median(b["real_time"] for b in one)
-    r.add(f"{kernel}, {role} {shape}, NUM_COLS=1: share of copy bandwidth", "kernels",
-          f"{pct(med)} ({num(gbps)} GB/s, {num(us)} µs)", f"{pct(lo)} – {pct(hi)}", "≥ 85%",
-          "meets" if med >= 0.85 else "below target", len(one))
+    median, spread, share = bandwidth_cells(one)
+    r.add(f"{kernel}, {role} {shape}, NUM_COLS=1: share of copy bandwidth", "kernels", median, spread, "≥ 85%",
+          "meets" if share >= 0.85 else "below target", len(one))
     return shape
 
 
@@ -139,13 +145,11 @@ def read_floor_figure(r, fmt):
     best = min(names, key=lambda n: statistics.median(b["real_time"] for b in r.runs[n]))
     runs = r.runs[best]
     grid = re.search(r"threads:([0-9]+)/loads:([0-9]+)", best)
-    lo, med, hi = spread_of([b["roofline"] for b in runs])
-    gbps = statistics.median(b["GB/s"] for b in runs)
-    us = statistics.median(b["real_time"] for b in runs)
-    r.add(f"read floor: one dispatch that only reads the {fmt} FFN matrix's {num(gbps * us / 1e3)} MB (fastest of "
+    mb = statistics.median(b["GB/s"] * b["real_time"] / 1e3 for b in runs)
+    median, spread, _ = bandwidth_cells(runs)
+    r.add(f"read floor: one dispatch that only reads the {fmt} FFN matrix's {num(mb)} MB (fastest of "
           f"{len(names)} grids: {grid.group(1)} threads x {grid.group(2)} loads): share of copy bandwidth", "kernels",
-          f"{pct(med)} ({num(gbps)} GB/s, {num(us)} µs)", f"{pct(lo)} – {pct(hi)}",
-          "(the most any kernel reading these bytes reaches)", None, len(runs))
+          median, spread, "(the most any kernel reading these bytes reaches)", None, len(runs))
     return runs
 
 

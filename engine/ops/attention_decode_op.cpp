@@ -137,7 +137,6 @@ uint64_t attention_decode_scratch_bytes(uint32_t n_heads, uint32_t head_dim, uin
   return splits <= 1 ? 0 : partial_floats(splits, n_heads, head_dim) * 4;
 }
 
-
 std::vector<Op> attention_decode_ops(const AttentionDecodeProblem& p, const BindingLimits& limits,
                                      const AttentionDecodeTuning& tuning) {
   const AttentionShape& s = p.shape;

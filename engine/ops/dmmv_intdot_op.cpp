@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <string>
 
-#include "engine/ops/folded_grid.h"
 #include "engine/ops/matmul_op.h"
 #include "engine/ops/row_slices.h"
 #include "engine/quant/integer_dot.h"
 #include "harness/errors.h"
+#include "harness/folded_grid.h"
 #include "kernels/registry.h"
 
 namespace pb {

@@ -4,9 +4,9 @@
 #include <iterator>
 #include <numeric>
 
-#include "engine/ops/folded_grid.h"
 #include "engine/ops/row_slices.h"
 #include "harness/errors.h"
+#include "harness/folded_grid.h"
 #include "kernels/registry.h"
 
 namespace pb {

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "engine/ops/column_span.h"
-#include "engine/ops/folded_grid.h"
 #include "harness/errors.h"
+#include "harness/folded_grid.h"
 #include "kernels/registry.h"
 
 namespace pb {

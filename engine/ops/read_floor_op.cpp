@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/ops/folded_grid.h"
 #include "harness/errors.h"
+#include "harness/folded_grid.h"
 #include "kernels/registry.h"
 
 namespace pb {

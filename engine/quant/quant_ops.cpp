@@ -4,19 +4,19 @@
 #include <string>
 
 #include "harness/errors.h"
+#include "harness/folded_grid.h"
 #include "kernels/registry.h"
 
 namespace pb {
 namespace {
 
-constexpr uint32_t kLocalSize = 64;     // local_size_x of both kernels
-constexpr uint64_t kMaxGroupsX = 65535;  // the smallest maxComputeWorkGroupCount[0] Vulkan allows
+constexpr uint32_t kLocalSize = 64;  // local_size_x of both kernels
 
 }  // namespace
 
 std::array<uint32_t, 3> grid_for(uint64_t invocations, uint32_t local_size) {
   const uint64_t groups = std::max<uint64_t>(1, (invocations + local_size - 1) / local_size);
-  const uint64_t x = std::min(groups, kMaxGroupsX);
+  const uint64_t x = std::min<uint64_t>(groups, kMaxGroupsX);
   const uint64_t y = (groups + x - 1) / x;
   if (y > kMaxGroupsX) {
     throw UsageError("a dispatch of " + std::to_string(invocations) +

@@ -79,8 +79,7 @@ void rope_prologue(uint head0, uint kv, bool own_key, bool writes_row, float qsc
       const uint w = t + n * THREADS;
       if (w < RP_UNITS) rp_squares[w] = dot(value[n], value[n]);
     }
-  }
-  if (QK_NORM != 0) {  // per row, a tree over its D2 units (a power of two)
+    // per row, a tree over its D2 units (a power of two)
     for (uint half_width = D2 / 2; half_width > 0; half_width >>= 1) {
       barrier();
       for (uint n = 0; n < RP_ITEMS; ++n) {

@@ -40,8 +40,16 @@ float rmsnorm_scale(uint xb, uint n, float eps, uint own, out float own_x) {
   return inversesqrt(wg_sum(squares) / float(n) + eps);
 }
 
-// The weight of element i, and element i of the normed column from its input xi.
 float rmsnorm_weight(uint i) { return ADD_ONE != 0 ? 1.0 + w[i] : w[i]; }
-float rmsnorm_value(float xi, float scale, float weight) { return (xi * scale) * weight; }
+
+// Output i (0 past n) of the column whose input starts at xb: its weight is loaded before the
+// reduction, and its input comes from the sum's loads. Every invocation of the workgroup calls
+// it (the reduction has barriers).
+float rmsnorm_output(uint xb, uint n, float eps, uint i) {
+  const float weight = i < n ? rmsnorm_weight(i) : 0.0;  // in flight during the reduction
+  float xi;
+  const float scale = rmsnorm_scale(xb, n, eps, i, xi);
+  return i < n ? (xi * scale) * weight : 0.0;
+}
 
 #endif  // PB_RMSNORM_BODY_GLSL

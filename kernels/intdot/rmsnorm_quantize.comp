@@ -35,10 +35,7 @@ void main() {
   const uint xb = c * pc.x_stride, yb = c * pc.y_stride;
   const uint i = gl_WorkGroupID.x * RMS_SLICE + gl_LocalInvocationID.x;  // this invocation's output
   const bool valid = i < pc.n;  // whole blocks: n is a multiple of 32
-  const float weight = valid ? rmsnorm_weight(i) : 0.0;  // in flight during the reduction
-  float xi;
-  const float scale = rmsnorm_scale(xb, pc.n, pc.eps, i, xi);
-  const float v = valid ? rmsnorm_value(xi, scale, weight) : 0.0;
+  const float v = rmsnorm_output(xb, pc.n, pc.eps, i);
   if (valid) y[yb + i] = v;
   quantize_blocks_cooperative(v, valid, c, i / QX_BLOCK, pc.n);  // every invocation: it has barriers
 }

@@ -9,15 +9,14 @@
 #include <array>
 #include <cstdint>
 
-#include "engine/ops/tensor_view.h"
-
 namespace pb {
 
 inline constexpr uint32_t kMaxGroupsX = 65535;
 
+// `groups` >= 1.
 inline std::array<uint32_t, 3> folded_grid(uint32_t groups) {
-  const uint32_t y = ceil_div(groups, kMaxGroupsX);
-  return {ceil_div(groups, y), y, 1};
+  const uint32_t y = static_cast<uint32_t>((uint64_t(groups) + kMaxGroupsX - 1) / kMaxGroupsX);
+  return {static_cast<uint32_t>((uint64_t(groups) + y - 1) / y), y, 1};
 }
 
 }  // namespace pb

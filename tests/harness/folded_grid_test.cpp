@@ -3,7 +3,7 @@
 // before; each padding workgroup of a DMMV recomputes a row).
 #include <gtest/gtest.h>
 
-#include "engine/ops/folded_grid.h"
+#include "harness/folded_grid.h"
 
 namespace pb {
 namespace {
