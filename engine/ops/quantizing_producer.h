@@ -30,9 +30,9 @@ Op rmsnorm_quantize_op(const RmsNormProblem& problem, const QuantizedX& out);
 Op glu_quantize_op(const GluProblem& problem, const QuantizedX& out);
 
 // attention_decode_ops(problem, limits, tuning) whose last op (attn_decode or attn_decode_rope
-// with one split, else attn_merge) also writes the output, n_heads * head_dim floats as one column, quantized
-// into `out`. Throws as rmsnorm_quantize_op does, and for a head_dim that is not a multiple
-// of 32.
+// with one split, else attn_merge) also writes the output, n_heads * head_dim floats as one
+// column, quantized into `out`. Throws as rmsnorm_quantize_op does, and for a head_dim that is
+// not a multiple of 32.
 std::vector<Op> attention_decode_quantize_ops(const AttentionDecodeProblem& problem, const QuantizedX& out,
                                               const BindingLimits& limits, const AttentionDecodeTuning& tuning = {});
 
