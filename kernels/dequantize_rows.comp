@@ -2,8 +2,8 @@
 // Dequantizes `count` consecutive weights of a tensor in any weight format to f32: the check
 // that the device reads blocks exactly as pb::dequantize_row does, and the embedding lookup
 // (one row of the token-embedding table). Weight first_weight + k of binding 0 goes to
-// element k of binding 1; first_weight must start a block (binding 0's byte 0 is the start of
-// the tensor, or of any block the caller bound a sub-range from).
+// element k of binding 1; binding 0 holds rows of `cols` weights from its byte 0 (the start of
+// the tensor, or of any row the caller bound a sub-range from) in the device layout.
 //
 // One invocation per output weight; large counts dispatch a 2-D grid: invocation (x, y)
 // handles weight x + y * (groups.x * 64).
@@ -19,6 +19,7 @@ layout(binding = 1) writeonly buffer Out { float out_values[]; };
 layout(push_constant) uniform Push {
   uint first_weight;  // weight index within binding 0, a multiple of the block size
   uint count;         // weights to dequantize
+  uint cols;          // weights per row
 } pc;
 
 #define DQ_LOAD_BYTE(i) uint(weight_bytes[i])
@@ -28,5 +29,5 @@ void main() {
   const uint k = gl_GlobalInvocationID.x +
                  gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   if (k >= pc.count) return;
-  out_values[k] = dq_weight(uint(FORMAT), pc.first_weight + k);
+  out_values[k] = dq_weight(uint(FORMAT), pc.first_weight + k, pc.cols);
 }

@@ -38,8 +38,6 @@ void main() {
     return;
   }
   const uint format = uint(FORMAT);
-  const uint per_block = dq_block_weights(format);
-  const uint row_start = token * (pc.hidden / per_block) * dq_block_bytes(format);
-  const uint block_start = row_start + (i / per_block) * dq_block_bytes(format);
-  x[at] = dq_weight_in_block(format, block_start, i % per_block) * pc.scale;
+  const uint row_start = token * (pc.hidden / dq_block_weights(format)) * dq_block_bytes(format);
+  x[at] = dq_weight_of_row(format, row_start, pc.hidden, i) * pc.scale;
 }

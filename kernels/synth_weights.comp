@@ -2,8 +2,9 @@
 // Deterministic synthetic weights, generated on the device so a 20 GB model never passes
 // through host memory. Writes blocks [first_block, first_block + block_count) of one tensor
 // into binding 0, whose byte 0 is the start of block first_block (the caller binds that
-// sub-range). Byte for byte the same as pb::generate_synthetic_blocks: engine/quant/synthetic.cpp
-// documents the block contents, and this file mirrors it line for line. Integer operations
+// sub-range). Byte for byte the same as pb::generate_synthetic_blocks (engine/quant/synthetic.cpp
+// documents the block contents, and this file mirrors it line for line), in the device layout:
+// Q8_0's rows are reordered as pb::gguf_to_device_rows does. Integer operations
 // only; the per-tensor scales arrive as f16 bits computed on the CPU.
 //
 // One invocation per block (F32/F16: per weight). Blocks of 34 and 210 bytes are not 4-byte
@@ -25,6 +26,7 @@ layout(push_constant) uniform Push {
   uint first_block;  // block index within the tensor of binding byte 0
   uint block_count;
   uint scale_bits;   // pb::SyntheticScale::scale_bits
+  uint blocks_per_row;  // Q8_0: blocks per row (first_block and block_count are whole rows)
 } pc;
 
 const uint BLOCK_BYTES = FORMAT == 0 ? 4u : FORMAT == 1 ? 2u : FORMAT == 2 ? 34u
@@ -117,12 +119,16 @@ void main() {
   } else if (FORMAT == 1) {
     put16(at, scaled_int_f16_bits(triangular(synth_word(state, 0u)), pow2_exponent(pc.scale_bits)));
   } else if (FORMAT == 2) {
-    put16(at, jitter(pc.scale_bits, synth_word(state, 0u)));
+    // The device layout (q8_0_device_layout.glsl): the binding starts on a row, and block j of
+    // row r has its quants at 32 j and its scale after the row's quants.
+    const uint row_start = (index / pc.blocks_per_row) * pc.blocks_per_row * 34u;
+    const uint j = index % pc.blocks_per_row;
+    put16(row_start + pc.blocks_per_row * 32u + 2u * j, jitter(pc.scale_bits, synth_word(state, 0u)));
     for (uint w = 0u; w < 8u; ++w) {
       const uint r = synth_word(state, 1u + w);
       for (uint k = 0u; k < 4u; ++k) {
         const uint b = (r >> (8u * k)) & 0xFFu;
-        put8(at + 2u + 4u * w + k, b == 0x80u ? 0u : b);
+        put8(row_start + 32u * j + 4u * w + k, b == 0x80u ? 0u : b);
       }
     }
   } else if (FORMAT == 3) {

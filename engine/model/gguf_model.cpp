@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include <vector>
 
+#include "engine/quant/device_layout.h"
 #include "engine/quant/weight_format.h"
 #include "harness/transfer.h"
 
@@ -31,12 +33,30 @@ ModelWeights GgufModel::upload(Device& device, Transfer& transfer) const {
       continue;
     }
     const uint64_t row = row_bytes(t.spec.format, t.spec.cols);
+    // GGUF's bytes of the tensor from byte `at` into `out`.
+    const auto gather = [&](std::span<uint8_t> out, uint64_t at) {
+      for (uint64_t done = 0; done < out.size();) {
+        const GgufSpan span = gguf_source_span(layout, row, bytes, at + done);
+        const uint64_t n = std::min<uint64_t>(span.contiguous, out.size() - done);
+        if (span.offset + n > source.size()) throw std::logic_error("GGUF upload past " + layout.name);
+        std::memcpy(out.data() + done, source.data() + span.offset, n);
+        done += n;
+      }
+    };
+    if (!has_device_layout(t.spec.format)) {
+      transfer.upload_stream(*t.storage, t.offset, bytes, gather);
+      continue;
+    }
+    // Reordered a row at a time (device_layout.h); a chunk may start or end inside a row.
+    std::vector<uint8_t> gguf_row(row), device_row(row);
     transfer.upload_stream(*t.storage, t.offset, bytes, [&](std::span<uint8_t> chunk, VkDeviceSize at) {
       for (uint64_t done = 0; done < chunk.size();) {
-        const GgufSpan span = gguf_source_span(layout, row, bytes, at + done);
-        const uint64_t n = std::min<uint64_t>(span.contiguous, chunk.size() - done);
-        if (span.offset + n > source.size()) throw std::logic_error("GGUF upload past " + layout.name);
-        std::memcpy(chunk.data() + done, source.data() + span.offset, n);
+        const uint64_t row_start = (at + done) / row * row;
+        gather(gguf_row, row_start);
+        gguf_to_device_rows(t.spec.format, t.spec.cols, gguf_row, device_row);
+        const uint64_t within = at + done - row_start;
+        const uint64_t n = std::min<uint64_t>(row - within, chunk.size() - done);
+        std::memcpy(chunk.data() + done, device_row.data() + within, n);
         done += n;
       }
     });

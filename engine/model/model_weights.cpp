@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <numeric>
 #include <stdexcept>
 
 #include "engine/quant/quant_ops.h"
@@ -24,19 +23,11 @@ std::string gib(uint64_t bytes) {
 // Synthetic blocks are generated in pieces that fit one binding and one dispatch.
 void generate_matrix(Device& device, PipelineSet& pipelines, const DeviceTensor& t, uint32_t seed) {
   const uint64_t bytes_per_block = block_bytes(t.spec.format);
-  const uint64_t blocks = t.spec.bytes() / bytes_per_block;
-  const uint64_t alignment = device.info().min_storage_buffer_offset_alignment;
-  // Blocks per piece: within the binding range, and a multiple of the alignment in bytes.
-  uint64_t piece = std::min<uint64_t>(blocks, device.info().max_storage_buffer_range / bytes_per_block);
-  piece = std::min<uint64_t>(piece, 1ull << 24);
-  const uint64_t step = alignment / std::gcd(bytes_per_block, alignment);
-  if (piece < blocks) piece -= piece % step;
   const SyntheticScale scale = synthetic_scale(t.spec.format, t.spec.target_std);
   std::vector<Op> ops;
-  for (uint64_t first = 0; first < blocks; first += piece) {
-    const uint64_t count = std::min(piece, blocks - first);
-    ops.push_back(synth_weights_op(t.spec.format, seed, t.spec.id, first, count, scale, *t.storage,
-                                   t.offset + first * bytes_per_block));
+  for (const BlockRange& p : synth_pieces(t.spec.format, t.spec.total_rows(), t.spec.cols, device.info())) {
+    ops.push_back(synth_weights_op(t.spec.format, seed, t.spec.id, p.first, p.count, scale, *t.storage,
+                                   t.offset + p.first * bytes_per_block, t.spec.cols));
     if (ops.size() == 64) {
       run_immediately(device, pipelines, ops);
       ops.clear();

@@ -54,11 +54,13 @@ const char* dmmv_intdot_kernel_name(WeightFormat format, uint32_t chunk) {
 // wider sweep at 8 columns (threads 32 or 64, rows 1 to 4, unroll 1 to 4) moved Q4_K on 4096
 // inputs to one chunk per step (attn 15.3 -> 14.0 us, ffn_up 33.3 -> 31.5). Each change was
 // confirmed against the old shape with medians of 5. (Q6_K's sweep varied by up to 30% between
-// runs of one shape, so its table stays one for every width.)
+// runs of one shape, so its table stays one for every width.) After Q8_0 moved to its device
+// layout (engine/quant/device_layout.h), a re-sweep of Q8_0 at 1 to 8 columns (medians of 3,
+// H200) moved only wide rows at 2 columns, to 128 threads x 1 row (ffn_down 19.65 -> 18.77 us).
 DmmvIntdotTuning default_dmmv_intdot_tuning(WeightFormat format, uint32_t ncols, uint32_t cols) {
   using T = DmmvIntdotTuning;
   static constexpr T kQ8_0[] = {{128, 1, 2}, {32, 2, 2}, {32, 2, 2}, {32, 2, 2}, {32, 1, 1}};
-  static constexpr T kQ8_0Wide[] = {{128, 1, 2}, {32, 2, 2}, {64, 4, 2, 32}, {64, 4, 2, 32}, {32, 1, 1}};
+  static constexpr T kQ8_0Wide[] = {{128, 1, 2}, {128, 1, 2}, {64, 4, 2, 32}, {64, 4, 2, 32}, {32, 1, 1}};
   static constexpr T kQ4_K[] = {{32, 2, 2, 64}, {32, 2, 2, 32}, {32, 2, 2, 32}, {32, 2, 1, 32}, {32, 4, 2, 16}};
   static constexpr T kQ4_KWide[] = {{32, 2, 2, 64}, {64, 4, 1, 64}, {64, 4, 2, 32}, {64, 2, 1, 32}, {32, 4, 2, 16}};
   static constexpr T kQ6_K[] = {{64, 2, 2}, {128, 4, 1}, {64, 2, 4}, {64, 4, 2}, {64, 4, 1}};
@@ -95,11 +97,11 @@ uint32_t dmmv_coopmat_shared_bytes(const DmmvCoopmatTuning& t) {
 
 namespace {
 
-// The requested shape with the defaults filled in; a default step that does not divide `cols`
-// becomes 64 (so at cols 256, a multiple of every step, it is the largest the shape can take).
-DmmvCoopmatTuning coopmat_shape(WeightFormat format, const DmmvCoopmatTuning& requested, uint32_t cols) {
+// The requested shape with the defaults filled in. The default steps (at most 256 weights)
+// divide every width the integer-dot path takes (integer_dot_cols_multiple: 256).
+DmmvCoopmatTuning coopmat_shape(WeightFormat format, const DmmvCoopmatTuning& requested) {
   const DmmvCoopmatTuning d = default_dmmv_coopmat_tuning(format);
-  const uint32_t step = requested.step ? requested.step : cols % d.step == 0 ? d.step : 64;
+  const uint32_t step = requested.step ? requested.step : d.step;
   return {requested.from_cols, requested.subgroups ? requested.subgroups : d.subgroups,
           requested.rows ? requested.rows : d.rows, step};
 }
@@ -115,7 +117,7 @@ bool dmmv_coopmat_supported(const DeviceInfo& info, WeightFormat format, const D
   const char* name = dmmv_coopmat_kernel_name(format);
   if (name == nullptr || find_kernel(name) == nullptr || !dmmv_intdot_supported(info, format)) return false;
   if (!has_coopmat_f16_16x16x16(info) || (info.subgroup_size != 32 && info.subgroup_size != 64)) return false;
-  const DmmvCoopmatTuning t = coopmat_shape(format, requested, 256);
+  const DmmvCoopmatTuning t = coopmat_shape(format, requested);
   return coopmat_shape_valid(t) && (t.subgroups * 32) % info.subgroup_size == 0 &&
          t.subgroups * 32 <= info.max_workgroup_invocations &&
          dmmv_coopmat_shared_bytes(t) <= info.max_compute_shared_memory;
@@ -162,7 +164,7 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
   require(valid(requested),
           "tuning needs threads a multiple of 8 up to 1024, rows 1..8, unroll 1..4, and chunk 0 (or 16, 32 or 64 "
           "for Q4_K, 16 or 32 for Q8_0)");
-  const DmmvCoopmatTuning m = coopmat_shape(p.format, requested.matrix, p.cols);  // the matrix pieces' shape
+  const DmmvCoopmatTuning m = coopmat_shape(p.format, requested.matrix);  // the matrix pieces' shape
   if (requested.matrix.from_cols != 0) {
     require(dmmv_coopmat_kernel_name(p.format) != nullptr,
             std::string("no cooperative-matrix kernel for ") + std::string(format_name(p.format)) +

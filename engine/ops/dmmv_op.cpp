@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "engine/ops/row_slices.h"
+#include "engine/quant/device_layout.h"
 #include "harness/errors.h"
 #include "harness/folded_grid.h"
 #include "kernels/registry.h"
@@ -97,6 +98,7 @@ DmmvTuning shared_dmmv_tuning(WeightFormat format) {
 std::vector<Op> dmmv_ops(const ProjectionProblem& p, NumColsMode mode, const BindingLimits& limits,
                          const DmmvTuning& requested) {
   const uint64_t rb = row_bytes(p.format, p.cols);  // throws on a misfit cols
+  require_device_cols(p.format, p.cols, "dmmv");
   if (p.x_stride % 4 != 0 || p.x_stride < p.cols || p.y_stride < p.rows) {
     throw UsageError("dmmv: x_stride must be a multiple of 4 and >= cols, y_stride >= rows");
   }

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "engine/ops/column_span.h"
+#include "engine/quant/device_layout.h"
 #include "harness/errors.h"
 #include "kernels/registry.h"
 
@@ -15,6 +16,7 @@ constexpr uint32_t kWorkgroup = 256;  // the kernel's local_size_x
 
 Op embed_op(const EmbedProblem& p, const BindingLimits& limits) {
   const uint64_t table_bytes = tensor_bytes(p.format, p.vocab, p.hidden);  // throws on misfit
+  require_device_cols(p.format, p.hidden, "embed");
   if (table_bytes > (uint64_t(1) << 32) || table_bytes > limits.max_range) {
     throw UsageError("embed: a table of " + std::to_string(table_bytes) +
                      " bytes exceeds 4 GiB or the device's maxStorageBufferRange");

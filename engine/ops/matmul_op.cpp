@@ -4,6 +4,7 @@
 #include <string>
 
 #include "engine/ops/row_slices.h"
+#include "engine/quant/device_layout.h"
 #include "harness/errors.h"
 #include "kernels/registry.h"
 
@@ -103,6 +104,7 @@ MatmulChoice choose_matmul(const DeviceInfo& info, WeightFormat format, bool all
 std::vector<Op> matmul_ops(const ProjectionProblem& p, const BindingLimits& limits,
                            const MatmulChoice& choice) {
   const uint64_t rb = row_bytes(p.format, p.cols);  // throws on a misfit cols
+  require_device_cols(p.format, p.cols, "matmul");
   require(p.rows > 0 && p.cols > 0 && p.ncols > 0, "rows, cols and tokens must be positive");
   require(p.cols % 8 == 0, "cols must be a multiple of 8 (the kernels decode 8 weights at a time)");
   require(p.x_stride % 4 == 0 && p.x_stride >= p.cols && p.y_stride >= p.rows,

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/ops/column_span.h"
+#include "engine/quant/device_layout.h"
 #include "harness/errors.h"
 #include "harness/folded_grid.h"
 #include "kernels/registry.h"
@@ -52,6 +53,7 @@ std::vector<Op> moe_dmmv_ops(const MoeDmmvProblem& p, const MoeRouting& routing,
   const MoeShape& s = p.shape;
   const auto work_list = moe_work_list_reads(s, p.ncols, routing);  // checks E, K and C
   const uint64_t rb = row_bytes(p.format, p.cols);                  // throws on a misfit cols
+  require_device_cols(p.format, p.cols, "moe_dmmv");
   if (p.rows == 0 || p.x_stride % 4 != 0 || p.x_stride < p.cols || p.y_stride < p.rows) {
     throw UsageError("moe_dmmv: needs rows > 0, x_stride a multiple of 4 and >= cols, y_stride >= rows");
   }

@@ -11,11 +11,12 @@
 namespace pb {
 
 // The input width the integer-dot kernel of `format` needs a multiple of; 0 for a format
-// without one (F32, F16). Q4_K and Q6_K work in whole 256-weight blocks; Q8_0 reads its
-// 34-byte blocks as 32-bit words, which needs rows starting on 4 bytes (cols a multiple of 64).
+// without one (F32, F16). Q4_K and Q6_K work in whole 256-weight blocks; Q8_0 reads its quants
+// as aligned 16-byte vectors, which its device layout gives rows of a multiple of 256
+// (device_layout.h).
 inline uint32_t integer_dot_cols_multiple(WeightFormat format) {
   switch (format) {
-    case WeightFormat::Q8_0: return 64;
+    case WeightFormat::Q8_0:
     case WeightFormat::Q4_K:
     case WeightFormat::Q6_K: return 256;
     default: return 0;

@@ -12,8 +12,9 @@
 //        layout(binding = 0) readonly buffer Weights { uint8_t weight_bytes[]; };
 //        #define DQ_LOAD_BYTE(i) uint(weight_bytes[i])
 //        #include "dequant.glsl"
-//     dq_weight(format, index) then dequantizes weight `index` of a tensor that starts at byte
-//     0. Indices and byte offsets are 32-bit: bind at most 4 GiB.
+//     dq_weight(format, index, cols) then dequantizes weight `index` of a tensor of rows of
+//     `cols` weights that starts at byte 0, as the device stores it (GGUF's blocks, except
+//     Q8_0: q8_0_device_layout.glsl). Indices and byte offsets are 32-bit: bind at most 4 GiB.
 // Format values are pb::WeightFormat's (specialization constant 0 of the kernels).
 #ifndef PB_DEQUANT_GLSL
 #define PB_DEQUANT_GLSL
@@ -94,13 +95,11 @@ float dq_q6_k_value(float d, int scale, uint q) {
 uint dq_load_u16(uint at) { return DQ_LOAD_BYTE(at) | (DQ_LOAD_BYTE(at + 1u) << 8); }
 uint dq_load_u32(uint at) { return dq_load_u16(at) | (dq_load_u16(at + 2u) << 16); }
 
-// Weight i of the block that starts at byte `at`.
+// Weight i of the block of GGUF layout that starts at byte `at` (every format but Q8_0, which
+// the device stores in its own layout: q8_0_device_layout.glsl).
 float dq_weight_in_block(uint format, uint at, uint i) {
   if (format == DQ_F32) return uintBitsToFloat(dq_load_u32(at));
   if (format == DQ_F16) return dq_half(dq_load_u16(at));
-  if (format == DQ_Q8_0) {
-    return dq_q8_0_value(dq_half(dq_load_u16(at)), dq_int8(DQ_LOAD_BYTE(at + 2u + i)));
-  }
   if (format == DQ_Q4_K) {
     const uvec3 scales = uvec3(dq_load_u32(at + 4u), dq_load_u32(at + 8u), dq_load_u32(at + 12u));
     const uint q = (DQ_LOAD_BYTE(at + 16u + dq_q4_k_qs_byte(i)) >> dq_q4_k_qs_shift(i)) & 0xFu;
@@ -113,11 +112,21 @@ float dq_weight_in_block(uint format, uint at, uint i) {
   return dq_q6_k_value(dq_half(dq_load_u16(at + 208u)), scale, q);
 }
 
-// Weight `index` of a tensor stored from byte 0.
-float dq_weight(uint format, uint index) {
+// Weight k of the row of `cols` weights that starts at byte `row_start`, as the device stores it.
+float dq_weight_of_row(uint format, uint row_start, uint cols, uint k) {
+  if (format == DQ_Q8_0) {
+    // q8_0_device_layout.glsl: the row's quants in weight order, then its blocks' scales.
+    return dq_q8_0_value(dq_half(dq_load_u16(row_start + cols + (k / 32u) * 2u)),
+                         dq_int8(DQ_LOAD_BYTE(row_start + k)));
+  }
   const uint per_block = dq_block_weights(format);
-  return dq_weight_in_block(format, (index / per_block) * dq_block_bytes(format),
-                            index % per_block);
+  return dq_weight_in_block(format, row_start + (k / per_block) * dq_block_bytes(format), k % per_block);
+}
+
+// Weight `index` of a tensor of rows of `cols` weights stored from byte 0.
+float dq_weight(uint format, uint index, uint cols) {
+  const uint row_bytes = (cols / dq_block_weights(format)) * dq_block_bytes(format);
+  return dq_weight_of_row(format, (index / cols) * row_bytes, cols, index % cols);
 }
 
 #endif  // DQ_LOAD_BYTE

@@ -1,5 +1,5 @@
-// Runs of bytes that start 2 bytes into a 32-bit word (blocks of 34 bytes, Q8_0, or 210, Q6_K,
-// are only 2-byte aligned) read as whole words and joined.
+// Runs of bytes that start 2 bytes into a 32-bit word (Q6_K's 210-byte blocks are only 2-byte
+// aligned) read as whole words and joined.
 #ifndef PB_JOINED_WORD_GLSL
 #define PB_JOINED_WORD_GLSL
 

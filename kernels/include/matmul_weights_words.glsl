@@ -1,5 +1,5 @@
-// What the cooperative-matrix weight sources of 2-byte-aligned blocks share (Q8_0's are 34
-// bytes, Q6_K's 210): groups of 32 weights decoded straight to f16 (f16_bytes.glsl), and the
+// What the cooperative-matrix weight source of 2-byte-aligned blocks needs (Q6_K's 210 bytes,
+// matmul_weights_q6_k32.glsl): groups of 32 weights decoded straight to f16 (f16_bytes.glsl), and the
 // weights bound twice, as 32-bit words for the runs of quants and as 16-bit words for the
 // scales and for bytes that a whole word would read past the block.
 #ifndef PB_MATMUL_WEIGHTS_WORDS_GLSL

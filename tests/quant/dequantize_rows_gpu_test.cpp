@@ -38,10 +38,11 @@ std::vector<uint8_t> synthetic(WeightFormat f) {
   return q;
 }
 
-Buffer upload_bytes(const std::vector<uint8_t>& bytes) {
+// GGUF bytes of rows of kCols weights, in the device layout, in a buffer of whole words.
+Buffer upload_bytes(WeightFormat f, const std::vector<uint8_t>& bytes) {
   Buffer b(device(), (bytes.size() + 3) / 4 * 4, MemoryUse::Device, "weights");
   transfer().fill(b, 0, b.size(), 0);
-  transfer().upload(b, 0, bytes);
+  upload_weights_to(b, 0, f, kCols, bytes);
   return b;
 }
 
@@ -69,9 +70,9 @@ TEST_F(QuantDequantGpu, WholeTensorsMatchTheCpu) {
     for (const auto& bytes : {synthetic(f), quantized_gaussian(f)}) {
       std::vector<float> want(kRows * kCols);
       dequantize_row(f, bytes, want);
-      const Buffer weights = upload_bytes(bytes);
+      const Buffer weights = upload_bytes(f, bytes);
       Buffer out(device(), want.size() * 4, MemoryUse::Device, "dequantized");
-      run_ops(std::vector<Op>{dequantize_rows_op(f, {&weights, 0, weights.size()}, 0,
+      run_ops(std::vector<Op>{dequantize_rows_op(f, {&weights, 0, weights.size()}, kCols, 0,
                                                  want.size(), out, 0)});
       expect_match(download_floats(out, want.size()), want.data(), want.size(),
                    std::string(format_name(f)).c_str());
@@ -84,24 +85,39 @@ TEST_F(QuantDequantGpu, OneRowFromTheMiddleLikeAnEmbeddingLookup) {
     const auto bytes = synthetic(f);
     std::vector<float> want(kRows * kCols);
     dequantize_row(f, bytes, want);
-    const Buffer weights = upload_bytes(bytes);
+    const Buffer weights = upload_bytes(f, bytes);
     Buffer out(device(), kCols * 4, MemoryUse::Device, "row");
     const uint64_t row = 4;
     run_ops(std::vector<Op>{
-        dequantize_rows_op(f, {&weights, 0, weights.size()}, row * kCols, kCols, out, 0)});
+        dequantize_rows_op(f, {&weights, 0, weights.size()}, kCols, row * kCols, kCols, out, 0)});
     expect_match(download_floats(out, kCols), want.data() + row * kCols, kCols,
                  std::string(format_name(f)).c_str());
   }
 }
 
 TEST_F(QuantDequantGpu, MisalignedFirstWeightIsAUsageError) {
-  const Buffer weights = upload_bytes(synthetic(WeightFormat::Q4_K));
+  const Buffer weights = upload_bytes(WeightFormat::Q4_K, synthetic(WeightFormat::Q4_K));
   Buffer out(device(), 1024, MemoryUse::Device, "out");
-  EXPECT_THROW(dequantize_rows_op(WeightFormat::Q4_K, {&weights, 0, weights.size()}, 100, 32,
+  EXPECT_THROW(dequantize_rows_op(WeightFormat::Q4_K, {&weights, 0, weights.size()}, kCols, 100, 32,
                                   out, 0),
                UsageError);
-  EXPECT_THROW(dequantize_rows_op(WeightFormat::Q4_K, {&weights, 0, 144}, 0, 512, out, 0),
+  EXPECT_THROW(dequantize_rows_op(WeightFormat::Q4_K, {&weights, 0, 144}, kCols, 0, 512, out, 0),
                UsageError);
+}
+
+// Q8_0's device layout keeps a row's scales after all of its quants, so a range must hold whole
+// rows, and rows must be a multiple of 256 weights for the quants to sit on 16 bytes.
+TEST_F(QuantDequantGpu, Q8_0NeedsWholeRowsOfAMultipleOf256) {
+  const Buffer weights = upload_bytes(WeightFormat::Q8_0, synthetic(WeightFormat::Q8_0));
+  Buffer out(device(), 4 * kCols, MemoryUse::Device, "out");
+  const uint64_t row = row_bytes(WeightFormat::Q8_0, kCols);
+  EXPECT_THROW(dequantize_rows_op(WeightFormat::Q8_0, {&weights, 0, row - 2}, kCols, 0, 32, out, 0), UsageError);
+  try {
+    dequantize_rows_op(WeightFormat::Q8_0, {&weights, 0, weights.size()}, 192, 0, 192, out, 0);
+    ADD_FAILURE() << "rows of 192 Q8_0 weights were accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("multiple of 256"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

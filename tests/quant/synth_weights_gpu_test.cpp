@@ -5,8 +5,10 @@
 #include <numeric>
 #include <vector>
 
+#include "engine/quant/device_layout.h"
 #include "engine/quant/quant_ops.h"
 #include "engine/quant/synthetic.h"
+#include "harness/device_info.h"
 #include "harness/errors.h"
 #include "kernels/registry.h"
 #include "tests/support/gpu_test.h"
@@ -20,11 +22,12 @@ class QuantSynthGpu : public GpuTest {};
 
 uint64_t round_up4(uint64_t n) { return (n + 3) / 4 * 4; }
 
+// The CPU's GGUF bytes of the blocks, in the device layout of rows of `cols` weights.
 std::vector<uint8_t> cpu_blocks(WeightFormat f, uint32_t seed, uint32_t id, uint64_t first,
-                                uint64_t count, SyntheticScale scale) {
+                                uint64_t count, SyntheticScale scale, uint64_t cols) {
   std::vector<uint8_t> out(count * block_bytes(f));
   generate_synthetic_blocks(f, seed, id, first, count, scale, out);
-  return out;
+  return device_rows(f, cols, out);
 }
 
 // Runs the op into a sentinel-filled buffer of `buffer_bytes` and returns all its bytes.
@@ -48,8 +51,9 @@ TEST_F(QuantSynthGpu, WholeTensorsMatchTheCpuBytes) {
     for (uint64_t count : {1ull, 37ull, 300ull, 4099ull}) {
       if (block_weights(f) > 1 && count > 300) continue;  // keep lavapipe quick
       Buffer out(device(), round_up4(count * block_bytes(f)), MemoryUse::Device, "synth");
-      const auto got = run_into(synth_weights_op(f, 42, 7, 0, count, scale, out, 0), out);
-      const auto want = cpu_blocks(f, 42, 7, 0, count, scale);
+      const uint64_t cols = count * block_weights(f);  // one row
+      const auto got = run_into(synth_weights_op(f, 42, 7, 0, count, scale, out, 0, cols), out);
+      const auto want = cpu_blocks(f, 42, 7, 0, count, scale, cols);
       ASSERT_TRUE(std::equal(want.begin(), want.end(), got.begin()))
           << format_name(f) << ", " << count << " blocks";
       for (size_t i = want.size(); i < got.size(); ++i) {
@@ -63,14 +67,17 @@ TEST_F(QuantSynthGpu, SubRangeAtANonZeroBlockMatchesAndStaysInside) {
   const uint64_t align = device().info().min_storage_buffer_offset_alignment;
   for (WeightFormat f : kAllWeightFormats) {
     const uint64_t bytes = block_bytes(f);
-    // The first block whose byte offset the device can bind.
+    // The first block whose byte offset the device can bind; Q8_0 (device layout) in rows of
+    // that many blocks, so the range is whole rows, the others in rows of one block.
     const uint64_t first = std::lcm(align, bytes) / bytes;
-    const uint64_t total = first + 70, count = 45;
+    const uint64_t per_row = has_device_layout(f) ? first : 1;
+    const uint64_t total = first + 14 * per_row, count = 9 * per_row;
+    const uint64_t cols = per_row * block_weights(f);
     const SyntheticScale scale = synthetic_scale(f, 0.1f);
     Buffer out(device(), round_up4(total * bytes), MemoryUse::Device, "synth tensor");
     const auto got =
-        run_into(synth_weights_op(f, 3, 1234, first, count, scale, out, first * bytes), out);
-    const auto want = cpu_blocks(f, 3, 1234, first, count, scale);
+        run_into(synth_weights_op(f, 3, 1234, first, count, scale, out, first * bytes, cols), out);
+    const auto want = cpu_blocks(f, 3, 1234, first, count, scale, cols);
     ASSERT_TRUE(std::equal(want.begin(), want.end(), got.begin() + first * bytes))
         << format_name(f) << " blocks from " << first;
     for (size_t i = 0; i < got.size(); ++i) {
@@ -86,10 +93,11 @@ TEST_F(QuantSynthGpu, TwoDimensionalGridCoversEveryBlock) {
   const uint64_t count = 250;
   const SyntheticScale scale = synthetic_scale(f, 0.05f);
   Buffer out(device(), round_up4(count * block_bytes(f)), MemoryUse::Device, "synth 2d");
-  Op op = synth_weights_op(f, 9, 9, 0, count, scale, out, 0);
+  const uint64_t cols = 5 * 32;  // 50 rows of 5 blocks
+  Op op = synth_weights_op(f, 9, 9, 0, count, scale, out, 0, cols);
   op.groups = {2, 2, 1};
   const auto got = run_into(op, out);
-  const auto want = cpu_blocks(f, 9, 9, 0, count, scale);
+  const auto want = cpu_blocks(f, 9, 9, 0, count, scale, cols);
   EXPECT_TRUE(std::equal(want.begin(), want.end(), got.begin()));
 }
 
@@ -102,9 +110,39 @@ TEST(QuantOps, GridFoldsIntoTwoDimensions) {
 
 TEST(QuantOps, RangesBeyondTheBlockCounterAreRejected) {
   Buffer none;
-  EXPECT_THROW(synth_weights_op(WeightFormat::F16, 0, 0, (1ull << 32) - 1, 2, {}, none, 0),
+  EXPECT_THROW(synth_weights_op(WeightFormat::F16, 0, 0, (1ull << 32) - 1, 2, {}, none, 0, 1),
                UsageError);
-  EXPECT_THROW(synth_weights_op(WeightFormat::F16, 0, 0, 0, 0, {}, none, 0), UsageError);
+  EXPECT_THROW(synth_weights_op(WeightFormat::F16, 0, 0, 0, 0, {}, none, 0, 1), UsageError);
+}
+
+// Q8_0's device layout orders the bytes of a whole row, so a piece must start and end on rows.
+TEST(QuantOps, Q8_0PiecesAreWholeRows) {
+  Buffer none;
+  EXPECT_THROW(synth_weights_op(WeightFormat::Q8_0, 0, 0, 4, 16, {}, none, 0, 256), UsageError);
+  EXPECT_THROW(synth_weights_op(WeightFormat::Q8_0, 0, 0, 0, 12, {}, none, 0, 256), UsageError);
+  EXPECT_NO_THROW(synth_weights_op(WeightFormat::Q8_0, 0, 0, 8, 16, {}, none, 0, 128));
+}
+
+TEST(QuantOps, SynthPiecesStartOnAlignedOffsetsAndOnRows) {
+  DeviceInfo info;
+  info.min_storage_buffer_offset_alignment = 64;
+  info.max_storage_buffer_range = 40000;
+  for (WeightFormat f : kAllWeightFormats) {
+    const uint64_t rows = 300, cols = 512, per_row = row_bytes(f, cols) / block_bytes(f);
+    const auto pieces = synth_pieces(f, rows, cols, info);
+    ASSERT_GT(pieces.size(), 1u) << format_name(f);
+    uint64_t next = 0;
+    for (const BlockRange& p : pieces) {
+      EXPECT_EQ(p.first, next) << format_name(f);
+      EXPECT_EQ(p.first * block_bytes(f) % 64, 0u) << format_name(f);
+      EXPECT_LE(p.count * block_bytes(f), info.max_storage_buffer_range) << format_name(f);
+      if (has_device_layout(f)) EXPECT_EQ(p.first % per_row, 0u) << format_name(f);
+      next = p.first + p.count;
+    }
+    EXPECT_EQ(next, rows * per_row) << format_name(f);
+  }
+  info.max_storage_buffer_range = 1000;  // less than one Q8_0 row of 4096
+  EXPECT_THROW(synth_pieces(WeightFormat::Q8_0, 2, 4096, info), UsageError);
 }
 
 }  // namespace

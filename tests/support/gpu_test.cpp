@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "engine/quant/device_layout.h"
 #include "harness/immediate.h"
 #include "harness/pipeline.h"
 
@@ -28,6 +29,17 @@ Buffer upload_floats(const std::vector<float>& values, const char* name) {
   Buffer buffer(device(), values.size() * sizeof(float), MemoryUse::Device, name);
   transfer().upload_from<float>(buffer, 0, values);
   return buffer;
+}
+
+Buffer upload_weights(WeightFormat format, uint64_t cols, std::span<const uint8_t> gguf_bytes, const char* name) {
+  Buffer buffer(device(), gguf_bytes.size(), MemoryUse::Device, name);
+  upload_weights_to(buffer, 0, format, cols, gguf_bytes);
+  return buffer;
+}
+
+void upload_weights_to(const Buffer& buffer, uint64_t offset, WeightFormat format, uint64_t cols,
+                       std::span<const uint8_t> gguf_bytes) {
+  transfer().upload(buffer, offset, device_rows(format, cols, gguf_bytes));
 }
 
 std::vector<float> download_floats(const Buffer& buffer, size_t count) {

@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/quant/weight_format.h"
 #include "harness/barrier_policy.h"
 #include "harness/buffer.h"
 #include "harness/device.h"
@@ -28,6 +29,13 @@ void run_ops(std::span<const Op> ops, BarrierPolicy barriers = BarrierPolicy::Gl
 // Device buffer holding `values`.
 Buffer upload_floats(const std::vector<float>& values, const char* name);
 std::vector<float> download_floats(const Buffer& buffer, size_t count);
+
+// Device buffer holding rows of `cols` weights given in GGUF's bytes, in the device layout
+// the kernels read (engine/quant/device_layout.h), as the model loaders upload them.
+Buffer upload_weights(WeightFormat format, uint64_t cols, std::span<const uint8_t> gguf_bytes, const char* name);
+// The same into `buffer` from byte `offset`.
+void upload_weights_to(const Buffer& buffer, uint64_t offset, WeightFormat format, uint64_t cols,
+                       std::span<const uint8_t> gguf_bytes);
 
 // Fails the current test if the validation layer reported an error since the last check.
 void expect_validation_clean(const char* where);

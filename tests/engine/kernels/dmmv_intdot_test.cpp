@@ -82,8 +82,7 @@ GpuResult run_on_gpu(const IntdotCase& p, const Matrix& w, const std::vector<flo
                      const std::vector<float>& y, uint32_t y_stride) {
   BindingLimits limits = BindingLimits::of(device().info());
   if (p.max_range) limits.max_range = p.max_range;
-  Buffer wb(device(), w.bytes.size(), MemoryUse::Device, "w");
-  transfer().upload(wb, 0, w.bytes);
+  Buffer wb = upload_weights(p.format, p.cols, w.bytes, "w");
   Buffer xb = upload_floats(x, "x");
   Buffer yb = upload_floats(y, "y");
   const uint64_t qx_bytes = quantized_x_bytes(p.cols, p.ncols, limits);
@@ -200,7 +199,6 @@ std::vector<IntdotCase> cases() {
     list.push_back({f, 21, 768, 1, true, {32, 1, 4}});
     list.push_back({f, 37, 512, 2, false, {}, row_bytes(f, 512) * 10});  // weights split by rows
   }
-  list.push_back({WeightFormat::Q8_0, 21, 192, 2, false, {}});  // Q8_0 needs only 64 | cols
   // Q4_K in sub-blocks (dmmv_intdot_q4_k32): every width, the tail loop, rows split into slices.
   for (uint32_t n : {1u, 2u, 8u}) {
     for (bool accumulate : {false, true}) list.push_back({WeightFormat::Q4_K, 37, 512, n, accumulate, {.chunk = 32}});
@@ -208,13 +206,13 @@ std::vector<IntdotCase> cases() {
   list.push_back({WeightFormat::Q4_K, 37, 1280, 3, false, {.threads = 16, .rows = 3, .unroll = 2, .chunk = 32}});
   list.push_back({WeightFormat::Q4_K, 21, 256, 16, true, {.threads = 64, .rows = 4, .unroll = 4, .chunk = 32}});
   list.push_back({WeightFormat::Q4_K, 37, 512, 4, false, {.chunk = 32}, row_bytes(WeightFormat::Q4_K, 512) * 10});
-  // Q8_0 in whole blocks (dmmv_intdot_q8_032): odd and even blocks, the tail loop, every width,
-  // rows split into slices (each slice starts on a row, so on 4 bytes).
+  // Q8_0 in whole blocks (dmmv_intdot_q8_032): the tail loop, every width, rows split into
+  // slices (each starts on a row, so on 16 bytes).
   for (uint32_t n : {1u, 2u, 8u}) {
     for (bool accumulate : {false, true}) list.push_back({WeightFormat::Q8_0, 37, 512, n, accumulate, {.chunk = 32}});
   }
   list.push_back({WeightFormat::Q8_0, 37, 1280, 3, false, {.threads = 16, .rows = 3, .unroll = 2, .chunk = 32}});
-  list.push_back({WeightFormat::Q8_0, 21, 192, 16, true, {.threads = 64, .rows = 4, .unroll = 4, .chunk = 32}});
+  list.push_back({WeightFormat::Q8_0, 21, 256, 16, true, {.threads = 64, .rows = 4, .unroll = 4, .chunk = 32}});
   list.push_back({WeightFormat::Q8_0, 37, 512, 4, false, {.chunk = 32}, row_bytes(WeightFormat::Q8_0, 512) * 10});
   // Wide rows (more than kIntdotWideCols inputs) take their own default shapes at 4 and 8 columns.
   for (WeightFormat f : kIntdotFormats) {
@@ -231,8 +229,8 @@ std::vector<IntdotCase> cases() {
   list.push_back({WeightFormat::Q4_K, 37, 512, 4, false, {0, 0, 0, 16}, row_bytes(WeightFormat::Q4_K, 512) * 10});
   // The cooperative-matrix kernel: every width from one column, 37 rows (not a multiple of 16
   // or 32), K steps not a multiple of the subgroups (1280 = 20 x 64), accumulate, 13 columns in
-  // a matrix piece of 8 and integer-dot pieces of 4 and 1, steps of 64, 128 and 256 weights, a
-  // default step that does not divide cols (Q8_0 at 192), rows split into slices.
+  // a matrix piece of 8 and integer-dot pieces of 4 and 1, steps of 64, 128 and 256 weights,
+  // rows split into slices.
   for (WeightFormat f : {WeightFormat::Q8_0, WeightFormat::Q4_K}) {
     for (const DmmvCoopmatTuning m : {DmmvCoopmatTuning{1, 4, 32, 64}, DmmvCoopmatTuning{1, 3, 16, 256},
                                       DmmvCoopmatTuning{1, 2, 16, 128}}) {
@@ -244,9 +242,8 @@ std::vector<IntdotCase> cases() {
     list.push_back({f, 21, 256, 16, false, {0, 0, 0, 0, {1, 8, 16}}});  // more subgroups than K steps
     list.push_back({f, 37, 512, 8, false, {0, 0, 0, 0, {1, 0, 0}}, row_bytes(f, 512) * 10});
   }
-  list.push_back({WeightFormat::Q8_0, 21, 192, 8, false, {0, 0, 0, 0, {1, 0, 0}}});
   // More workgroups than a grid row holds (65535): the grid folds into two rows (folded_grid).
-  list.push_back({WeightFormat::Q8_0, 65537, 64, 1, false, {.threads = 16, .rows = 1, .unroll = 1}});
+  list.push_back({WeightFormat::Q8_0, 65537, 256, 1, false, {.threads = 16, .rows = 1, .unroll = 1}});
   return list;
 }
 
@@ -393,9 +390,14 @@ TEST(DmmvIntdotOps, RefusesWhatTheKernelsCannotRun) {
   EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q8_0, 512), qx, limits, matrix), UsageError);
   matrix.matrix = {1, 4, 16, 96};
   EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q8_0, 512), qx, limits, matrix), UsageError);
+  // Q8_0 rows of a multiple of 256 only (its device layout, engine/quant/device_layout.h).
   const QuantizedX qx192 = quantized_x_in(TensorView::whole(any), 192, 2, limits);
-  matrix.matrix = {1, 4, 16, 128};  // 128 does not divide 192
-  EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q8_0, 192), qx192, limits, matrix), UsageError);
+  try {
+    dmmv_intdot_ops(problem(WeightFormat::Q8_0, 192), qx192, limits, DmmvIntdotTuning{});
+    ADD_FAILURE() << "rows of 192 Q8_0 weights were accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("multiple of 256"), std::string::npos) << e.what();
+  }
   // The engine's choice: the matrix kernel from 16 columns, where the device has it; a
   // 24-column problem is then one matrix piece of 16 and an integer-dot piece of 8.
   const DmmvIntdotTuning choice = dmmv_intdot_choice(device().info(), WeightFormat::Q4_K, true);

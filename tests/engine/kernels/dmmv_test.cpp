@@ -7,10 +7,12 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 
 #include "engine/ops/dmmv_op.h"
 #include "engine/quant/quantize.h"
 #include "engine/reference/dmmv_ref.h"
+#include "harness/errors.h"
 #include "tests/support/gpu_test.h"
 #include "tests/support/random_matrix.h"
 
@@ -47,8 +49,7 @@ TEST_P(DmmvTest, MatchesTheReference) {
   for (auto& v : x) v = uniform(rng);
   for (auto& v : y) v = uniform(rng);
 
-  Buffer wb(device(), w.bytes.size(), MemoryUse::Device, "w");
-  transfer().upload(wb, 0, w.bytes);
+  Buffer wb = upload_weights(p.format, p.cols, w.bytes, "w");
   Buffer xb = upload_floats(x, "x");
   Buffer yb = upload_floats(y, "y");
   ProjectionProblem problem{p.format, TensorView::whole(wb), TensorView::whole(xb), TensorView::whole(yb),
@@ -100,10 +101,9 @@ std::vector<DmmvCase> cases() {
     list.push_back({f, spec, 37, 4352, 4, false, {32, 4, 1, ColumnLoop::Unrolled}});
     list.push_back({f, spec, 37, cols, 16, false, {0, 0, 0, ColumnLoop::Rolled}});
   }
-  // Inputs that are not a multiple of 256 where the block allows it.
-  for (WeightFormat f : {WeightFormat::F32, WeightFormat::F16, WeightFormat::Q8_0}) {
-    list.push_back({f, spec, 21, 96, 2, false});
-  }
+  // Inputs that are not a multiple of 256 where the format allows it (not Q8_0: its device
+  // layout needs rows of a multiple of 256, engine/quant/device_layout.h).
+  for (WeightFormat f : {WeightFormat::F32, WeightFormat::F16}) list.push_back({f, spec, 21, 96, 2, false});
   return list;
 }
 
@@ -164,6 +164,24 @@ TEST(DmmvOps, DefaultShapesCoverEveryFormatAndColumnCount) {
       EXPECT_GT(t.unroll, 0u) << format_name(f) << " " << n;
       EXPECT_NE(t.columns, ColumnLoop::Default) << format_name(f) << " " << n;
     }
+  }
+}
+
+TEST(DmmvOps, Q8_0RowsNotAMultipleOf256AreRefusedByName) {
+  Buffer w(device(), row_bytes(WeightFormat::Q8_0, 96) * 4, MemoryUse::Device, "w");
+  Buffer x(device(), 4 * 96, MemoryUse::Device, "x");
+  Buffer y(device(), 4 * 4, MemoryUse::Device, "y");
+  const ProjectionProblem p{WeightFormat::Q8_0, TensorView::whole(w), TensorView::whole(x), TensorView::whole(y),
+                            4, 96, 1, 96, 4, false};
+  try {
+    dmmv_ops(p, NumColsMode{}, BindingLimits::of(device().info()));
+    ADD_FAILURE() << "rows of 96 Q8_0 weights were accepted";
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("dmmv"), std::string::npos) << what;
+    EXPECT_NE(what.find("q8_0"), std::string::npos) << what;
+    EXPECT_NE(what.find("multiple of 256"), std::string::npos) << what;
+    EXPECT_NE(what.find("96"), std::string::npos) << what;
   }
 }
 

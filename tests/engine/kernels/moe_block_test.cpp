@@ -37,15 +37,16 @@ constexpr uint32_t kHidden = 256;
 // A weight tensor on the host (quantized and dequantized) and on the device.
 struct Tensor {
   WeightFormat format;
+  uint32_t cols;
   StackedExperts host;
   std::unique_ptr<Buffer> buffer;
   MoeWeightView view() const { return {format, buffer ? TensorView::whole(*buffer) : TensorView{}}; }
-  void upload(const char* name) { buffer = std::make_unique<Buffer>(upload_bytes(host.bytes, name)); }
+  void upload(const char* name) { buffer = std::make_unique<Buffer>(upload_weights(format, cols, host.bytes, name)); }
 };
 
 Tensor random_tensor(WeightFormat f, uint32_t experts, uint32_t rows, uint32_t cols, float scale,
                      std::mt19937& rng) {
-  return {f, random_experts(f, experts, rows, cols, scale, rng), nullptr};
+  return {f, cols, random_experts(f, experts, rows, cols, scale, rng), nullptr};
 }
 
 Buffer scratch(uint64_t floats, const char* name) {

@@ -55,7 +55,7 @@ TEST_P(MoeDmmvTest, MatchesTheReference) {
 
   RoutingBuffers rb = make_routing(shape, p.ncols);
   upload_u32(rb.routing.route_e, routes);
-  Buffer wb = upload_bytes(w.bytes, "experts"), xb = upload_floats(x, "x"), yb = upload_floats(y0, "y");
+  Buffer wb = upload_weights(p.format, p.cols, w.bytes, "experts"), xb = upload_floats(x, "x"), yb = upload_floats(y0, "y");
   BindingLimits limits = BindingLimits::of(device().info());
   const uint64_t expert_bytes = row_bytes(p.format, p.cols) * p.rows;
   if (p.slice_experts) limits.max_range = expert_bytes * p.slice_experts;
@@ -105,7 +105,7 @@ std::vector<MoeDmmvCase> cases() {
   }
   // Input lengths that are not a multiple of 256 where the block allows it.
   for (WeightFormat f : {WeightFormat::F32, WeightFormat::F16, WeightFormat::Q8_0}) {
-    list.push_back({f, MoeInput::Assignment, 8, 2, 6, 5, 19, 96, 2, spec, 0});
+    list.push_back({f, MoeInput::Assignment, 8, 2, 6, 5, 19, f == WeightFormat::Q8_0 ? 256u : 96u, 2, spec, 0});
   }
   list.push_back({WeightFormat::Q4_K, MoeInput::Token, 8, 3, 13, 6, 37, 256, 0, spec, 0});      // 8
   list.push_back({WeightFormat::Q4_K, MoeInput::Assignment, 8, 3, 13, 6, 37, 256, 0, shared32, 0});

@@ -92,10 +92,4 @@ inline uint32_t poison_unselected(std::vector<uint8_t>& bytes, uint32_t experts,
   return poisoned;
 }
 
-inline Buffer upload_bytes(const std::vector<uint8_t>& bytes, const char* name) {
-  Buffer b(device(), bytes.size(), MemoryUse::Device, name);
-  transfer().upload(b, 0, bytes);
-  return b;
-}
-
 }  // namespace pb::test

@@ -1,0 +1,87 @@
+#include "engine/quant/device_layout.h"
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "harness/errors.h"
+
+namespace pb {
+namespace {
+
+constexpr uint64_t kQ8_0QuantBytes = 32;
+constexpr uint64_t kQ8_0ScaleBytes = 2;
+
+// Rows of `from` cut into whole rows, or std::invalid_argument: a caller bug, not bad input.
+uint64_t whole_rows(WeightFormat format, uint64_t cols, size_t from_bytes, size_t to_bytes) {
+  const uint64_t row = row_bytes(format, cols);
+  if (from_bytes != to_bytes || row == 0 || from_bytes % row != 0) {
+    throw std::invalid_argument("device layout: " + std::to_string(from_bytes) + " -> " +
+                                std::to_string(to_bytes) + " bytes are not whole " +
+                                std::string(format_name(format)) + " rows of " + std::to_string(cols));
+  }
+  return from_bytes / row;
+}
+
+// One Q8_0 row of `blocks` blocks: GGUF block b is its scale, then its quants.
+void q8_0_row_to_device(uint64_t blocks, const uint8_t* gguf, uint8_t* device) {
+  for (uint64_t b = 0; b < blocks; ++b) {
+    std::memcpy(device + q8_0_device_quants_at(b), gguf + b * 34 + kQ8_0ScaleBytes, kQ8_0QuantBytes);
+    std::memcpy(device + q8_0_device_scale_at(blocks, b), gguf + b * 34, kQ8_0ScaleBytes);
+  }
+}
+
+void q8_0_row_to_gguf(uint64_t blocks, const uint8_t* device, uint8_t* gguf) {
+  for (uint64_t b = 0; b < blocks; ++b) {
+    std::memcpy(gguf + b * 34 + kQ8_0ScaleBytes, device + q8_0_device_quants_at(b), kQ8_0QuantBytes);
+    std::memcpy(gguf + b * 34, device + q8_0_device_scale_at(blocks, b), kQ8_0ScaleBytes);
+  }
+}
+
+void convert(WeightFormat format, uint64_t cols, std::span<const uint8_t> from, std::span<uint8_t> to,
+             bool to_device) {
+  const uint64_t rows = whole_rows(format, cols, from.size(), to.size());
+  if (!has_device_layout(format)) {
+    if (!from.empty()) std::memcpy(to.data(), from.data(), from.size());
+    return;
+  }
+  const uint64_t row = row_bytes(format, cols);
+  const auto row_fn = to_device ? q8_0_row_to_device : q8_0_row_to_gguf;
+  for (uint64_t r = 0; r < rows; ++r) row_fn(cols / 32, from.data() + r * row, to.data() + r * row);
+}
+
+}  // namespace
+
+bool has_device_layout(WeightFormat format) { return format == WeightFormat::Q8_0; }
+
+uint32_t device_cols_multiple(WeightFormat format) {
+  return has_device_layout(format) ? 256 : block_weights(format);
+}
+
+void require_device_cols(WeightFormat format, uint64_t cols, std::string_view what) {
+  const uint32_t multiple = device_cols_multiple(format);
+  if (cols == 0 || cols % multiple != 0) {
+    throw UsageError(std::string(what) + ": " + std::string(format_name(format)) + " weights need rows of a " +
+                     "positive multiple of " + std::to_string(multiple) + " weights on the device" +
+                     (has_device_layout(format) ? " (each row's quants are read as aligned 16-byte vectors)" : "") +
+                     "; got " + std::to_string(cols) + " columns");
+  }
+}
+
+void gguf_to_device_rows(WeightFormat format, uint64_t cols, std::span<const uint8_t> from,
+                         std::span<uint8_t> to) {
+  convert(format, cols, from, to, true);
+}
+
+void device_to_gguf_rows(WeightFormat format, uint64_t cols, std::span<const uint8_t> from,
+                         std::span<uint8_t> to) {
+  convert(format, cols, from, to, false);
+}
+
+std::vector<uint8_t> device_rows(WeightFormat format, uint64_t cols, std::span<const uint8_t> gguf) {
+  std::vector<uint8_t> out(gguf.size());
+  gguf_to_device_rows(format, cols, gguf, out);
+  return out;
+}
+
+}  // namespace pb
