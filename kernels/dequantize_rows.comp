@@ -3,7 +3,8 @@
 // that the device reads blocks exactly as pb::dequantize_row does, and the embedding lookup
 // (one row of the token-embedding table). Weight first_weight + k of binding 0 goes to
 // element k of binding 1; binding 0 holds rows of `cols` weights from its byte 0 (the start of
-// the tensor, or of any row the caller bound a sub-range from) in the device layout.
+// the tensor, or of any row, for Q6_K any group of 8 rows, the caller bound a sub-range from) in
+// the device layout.
 //
 // One invocation per output weight; large counts dispatch a 2-D grid: invocation (x, y)
 // handles weight x + y * (groups.x * 64).
@@ -20,6 +21,7 @@ layout(push_constant) uniform Push {
   uint first_weight;  // weight index within binding 0, a multiple of the block size
   uint count;         // weights to dequantize
   uint cols;          // weights per row
+  uint rows;          // rows bound (Q6_K: places the scales of the tensor's last group of rows)
 } pc;
 
 #define DQ_LOAD_BYTE(i) uint(weight_bytes[i])
@@ -29,5 +31,5 @@ void main() {
   const uint k = gl_GlobalInvocationID.x +
                  gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   if (k >= pc.count) return;
-  out_values[k] = dq_weight(uint(FORMAT), pc.first_weight + k, pc.cols);
+  out_values[k] = dq_weight(uint(FORMAT), (pc.first_weight + k) / pc.cols, pc.rows, pc.cols, (pc.first_weight + k) % pc.cols);
 }

@@ -38,6 +38,5 @@ void main() {
     return;
   }
   const uint format = uint(FORMAT);
-  const uint row_start = token * (pc.hidden / dq_block_weights(format)) * dq_block_bytes(format);
-  x[at] = dq_weight_of_row(format, row_start, pc.hidden, i) * pc.scale;
+  x[at] = dq_weight(format, token, pc.vocab, pc.hidden, i) * pc.scale;
 }

@@ -7,6 +7,8 @@
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 
 #define DMMV_FORMAT_DECLARATIONS_ONLY
+// Every expert is whole groups of 8 rows (the op checks), so no group is a short last one.
+#define Q6_K_BOUND_ROWS 0xffffffffu
 #include "dmmv_format_q6_k.glsl"
 #undef DMMV_FORMAT_DECLARATIONS_ONLY
 #include "moe_dmmv_body.glsl"

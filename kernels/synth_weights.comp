@@ -4,7 +4,7 @@
 // into binding 0, whose byte 0 is the start of block first_block (the caller binds that
 // sub-range). Byte for byte the same as pb::generate_synthetic_blocks (engine/quant/synthetic.cpp
 // documents the block contents, and this file mirrors it line for line), in the device layout:
-// Q8_0's rows are reordered as pb::gguf_to_device_rows does. Integer operations
+// Q8_0's rows and Q6_K's groups of 8 rows are reordered as pb::gguf_to_device_rows does. Integer operations
 // only; the per-tensor scales arrive as f16 bits computed on the CPU.
 //
 // One invocation per block (F32/F16: per weight). Blocks of 34 and 210 bytes are not 4-byte
@@ -26,7 +26,7 @@ layout(push_constant) uniform Push {
   uint first_block;  // block index within the tensor of binding byte 0
   uint block_count;
   uint scale_bits;   // pb::SyntheticScale::scale_bits
-  uint blocks_per_row;  // Q8_0: blocks per row (first_block and block_count are whole rows)
+  uint blocks_per_row;  // Q8_0, Q6_K: blocks per row (whole rows; Q6_K: groups of 8, or the last)
 } pc;
 
 const uint BLOCK_BYTES = FORMAT == 0 ? 4u : FORMAT == 1 ? 2u : FORMAT == 2 ? 34u
@@ -95,7 +95,8 @@ void write_q4_k(uint state, uint at) {
   for (uint k = 0u; k < 32u; ++k) put32(at + 16u + 4u * k, synth_word(state, 3u + k));
 }
 
-void write_q6_k(uint state, uint at) {
+// The body (ql, qh, scales) at `at`, d at `d_at`: the device layout keeps them apart.
+void write_q6_k(uint state, uint at, uint d_at) {
   for (uint k = 0u; k < 48u; ++k) put32(at + 4u * k, synth_word(state, 5u + k));  // ql, qh
   for (uint w = 0u; w < 4u; ++w) {
     const uint r = synth_word(state, 1u + w);
@@ -105,7 +106,7 @@ void write_q6_k(uint state, uint at) {
       put8(at + 192u + 4u * w + k, (b & 0x80u) != 0u ? 0u - magnitude : magnitude);
     }
   }
-  put16(at + 208u, jitter(pc.scale_bits, synth_word(state, 0u)));
+  put16(d_at, jitter(pc.scale_bits, synth_word(state, 0u)));
 }
 
 void main() {
@@ -134,6 +135,13 @@ void main() {
   } else if (FORMAT == 3) {
     write_q4_k(state, at);
   } else {
-    write_q6_k(state, at);
+    // The device layout (q6_k_device_layout.glsl): the binding starts on a group of 8 rows and
+    // ends on one or at the tensor's end; block j of the group's row r is its
+    // (r * blocks_per_row + j)-th body, and its d follows all of the group's bodies in that order.
+    const uint row = index / pc.blocks_per_row;
+    const uint group_rows = min(8u, pc.block_count / pc.blocks_per_row - (row & ~7u));  // fewer in the last
+    const uint group_start = (row >> 3) * 8u * pc.blocks_per_row * 210u;
+    const uint in_group = (row & 7u) * pc.blocks_per_row + index % pc.blocks_per_row;
+    write_q6_k(state, group_start + in_group * 208u, group_start + group_rows * pc.blocks_per_row * 208u + in_group * 2u);
   }
 }

@@ -47,16 +47,21 @@ ModelWeights GgufModel::upload(Device& device, Transfer& transfer) const {
       transfer.upload_stream(*t.storage, t.offset, bytes, gather);
       continue;
     }
-    // Reordered a row at a time (device_layout.h); a chunk may start or end inside a row.
-    std::vector<uint8_t> gguf_row(row), device_row(row);
+    // Reordered a unit at a time (a row, or Q6_K's group of 8 rows, fewer in the last:
+    // device_layout.h); a chunk may start or end inside a unit.
+    const uint64_t unit = row * device_rows_multiple(t.spec.format);
+    std::vector<uint8_t> gguf_unit(unit), device_unit(unit);
     transfer.upload_stream(*t.storage, t.offset, bytes, [&](std::span<uint8_t> chunk, VkDeviceSize at) {
       for (uint64_t done = 0; done < chunk.size();) {
-        const uint64_t row_start = (at + done) / row * row;
-        gather(gguf_row, row_start);
-        gguf_to_device_rows(t.spec.format, t.spec.cols, gguf_row, device_row);
-        const uint64_t within = at + done - row_start;
-        const uint64_t n = std::min<uint64_t>(row - within, chunk.size() - done);
-        std::memcpy(chunk.data() + done, device_row.data() + within, n);
+        const uint64_t unit_start = (at + done) / unit * unit;
+        const uint64_t unit_bytes = std::min(unit, bytes - unit_start);
+        const std::span<uint8_t> gguf_part = std::span(gguf_unit).first(unit_bytes);
+        const std::span<uint8_t> device_part = std::span(device_unit).first(unit_bytes);
+        gather(gguf_part, unit_start);
+        gguf_to_device_rows(t.spec.format, t.spec.cols, gguf_part, device_part);
+        const uint64_t within = at + done - unit_start;
+        const uint64_t n = std::min<uint64_t>(unit_bytes - within, chunk.size() - done);
+        std::memcpy(chunk.data() + done, device_part.data() + within, n);
         done += n;
       }
     });

@@ -3,6 +3,7 @@
 #include <unordered_set>
 
 #include "engine/model/gguf_config.h"
+#include "engine/quant/device_layout.h"
 #include "engine/quant/weight_format.h"
 #include "harness/errors.h"
 
@@ -29,6 +30,14 @@ WeightFormat stored_format(const gguf::GgufFile& file, const TensorSpec& spec, c
   }
   if (layout.transform != GgufValueTransform::None && *format != WeightFormat::F32) {
     fail(file, layout.name, "has ggml type " + info.type_name() + "; it must be F32");
+  }
+  // Experts stack in one tensor and each must start a group of rows (device_layout.h).
+  const uint32_t rows_multiple = device_rows_multiple(*format);
+  if (spec.experts > 1 && spec.rows % rows_multiple != 0) {
+    fail(file, layout.name, "has ggml type " + info.type_name() + " and experts of " + std::to_string(spec.rows) +
+                                " rows; phasebench stores " + info.type_name() + " in groups of " +
+                                std::to_string(rows_multiple) + " rows on the device, so each expert needs a "
+                                "multiple of " + std::to_string(rows_multiple) + " (store it as Q8_0, Q4_K or F16)");
   }
   return *format;
 }

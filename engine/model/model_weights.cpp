@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "engine/quant/device_layout.h"
 #include "engine/quant/quant_ops.h"
 #include "engine/quant/synthetic.h"
 #include "harness/device.h"
@@ -64,7 +65,8 @@ constexpr StackGroup kStackGroups[] = {
 
 // Plan indices of the tensors stored together with plan[i]: i alone, or the longest start of
 // its stack group (plan[i] first) whose members are not placed yet, share format and width
-// and each start on an offset a binding may have, so every member can still be bound alone.
+// and each start on an offset a binding may have and on a unit of the device layout (Q6_K's
+// groups of 8 rows), so every member can still be bound alone and the stack as one tensor.
 std::vector<size_t> storage_group(const std::vector<TensorSpec>& plan,
                                   const std::map<std::pair<TensorRole, int32_t>, size_t>& index,
                                   const std::vector<bool>& placed, size_t i, const DeviceInfo& info) {
@@ -79,6 +81,7 @@ std::vector<size_t> storage_group(const std::vector<TensorSpec>& plan,
       const TensorSpec& next = plan[it->second];
       if (next.format != first.format || next.cols != first.cols || next.experts != 1 || first.experts != 1 ||
           bytes % info.min_storage_buffer_offset_alignment != 0 ||
+          bytes / row_bytes(first.format, first.cols) % device_rows_multiple(first.format) != 0 ||
           bytes + next.bytes() > info.max_storage_buffer_range) {
         break;
       }
@@ -105,6 +108,7 @@ ModelWeights ModelWeights::allocate(Device& device, const ModelConfig& config,
     uint64_t bytes = 0;
     std::string name;
     for (size_t m : members) {
+      if (!plan[m].host_values) require_device_cols(plan[m].format, plan[m].cols, plan[m].name);
       bytes += plan[m].bytes();
       name += (name.empty() ? "" : "+") + plan[m].name;
     }

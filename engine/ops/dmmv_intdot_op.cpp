@@ -5,6 +5,7 @@
 
 #include "engine/ops/matmul_op.h"
 #include "engine/ops/row_slices.h"
+#include "engine/quant/device_layout.h"
 #include "engine/quant/integer_dot.h"
 #include "harness/errors.h"
 #include "harness/folded_grid.h"
@@ -53,24 +54,28 @@ const char* dmmv_intdot_kernel_name(WeightFormat format, uint32_t chunk) {
 // within 3% at 1 and 2). Neither wins at one column, where the 64-weight Q4_K chunk stays. A
 // wider sweep at 8 columns (threads 32 or 64, rows 1 to 4, unroll 1 to 4) moved Q4_K on 4096
 // inputs to one chunk per step (attn 15.3 -> 14.0 us, ffn_up 33.3 -> 31.5). Each change was
-// confirmed against the old shape with medians of 5. (Q6_K's sweep varied by up to 30% between
-// runs of one shape, so its table stays one for every width.) After Q8_0 moved to its device
-// layout (engine/quant/device_layout.h), a re-sweep of Q8_0 at 1 to 8 columns (medians of 3,
-// H200) moved only wide rows at 2 columns, to 128 threads x 1 row (ffn_down 19.65 -> 18.77 us).
+// confirmed against the old shape with medians of 5. After Q8_0 and Q6_K moved to their device
+// layouts (engine/quant/device_layout.h), re-sweeps at 1 to 8 columns (medians of 3, H200)
+// moved Q8_0 on wide rows at 2 columns to 128 threads x 1 row (ffn_down 19.65 -> 18.77 us), and
+// Q6_K, whose old shapes from 2 columns up had become up to 47% slower than the old layout's
+// (attn at 8 columns 16.9 -> 24.8 us), to the sweep's best from 2 to 8 columns, with a table of
+// its own for wide rows (8 columns: ffn_down 57.7 -> 37.8 us, ffn_up 54.6 -> 42.5, attn 24.8
+// -> 20.6, which stays above the old layout's 16.9).
 DmmvIntdotTuning default_dmmv_intdot_tuning(WeightFormat format, uint32_t ncols, uint32_t cols) {
   using T = DmmvIntdotTuning;
   static constexpr T kQ8_0[] = {{128, 1, 2}, {32, 2, 2}, {32, 2, 2}, {32, 2, 2}, {32, 1, 1}};
   static constexpr T kQ8_0Wide[] = {{128, 1, 2}, {128, 1, 2}, {64, 4, 2, 32}, {64, 4, 2, 32}, {32, 1, 1}};
   static constexpr T kQ4_K[] = {{32, 2, 2, 64}, {32, 2, 2, 32}, {32, 2, 2, 32}, {32, 2, 1, 32}, {32, 4, 2, 16}};
   static constexpr T kQ4_KWide[] = {{32, 2, 2, 64}, {64, 4, 1, 64}, {64, 4, 2, 32}, {64, 2, 1, 32}, {32, 4, 2, 16}};
-  static constexpr T kQ6_K[] = {{64, 2, 2}, {128, 4, 1}, {64, 2, 4}, {64, 4, 2}, {64, 4, 1}};
+  static constexpr T kQ6_K[] = {{64, 2, 2}, {32, 2, 2}, {64, 2, 1}, {64, 2, 1}, {64, 4, 1}};
+  static constexpr T kQ6_KWide[] = {{64, 2, 2}, {64, 2, 2}, {128, 2, 2}, {64, 8, 1}, {64, 4, 1}};
   size_t i = 0;
   while (i + 1 < std::size(kIntdotNumCols) && kIntdotNumCols[i] < ncols) ++i;
   const bool wide = cols > kIntdotWideCols;
   switch (format) {
     case WeightFormat::Q8_0: return wide ? kQ8_0Wide[i] : kQ8_0[i];
     case WeightFormat::Q4_K: return wide ? kQ4_KWide[i] : kQ4_K[i];
-    case WeightFormat::Q6_K: return kQ6_K[i];
+    case WeightFormat::Q6_K: return wide ? kQ6_KWide[i] : kQ6_K[i];
     default: return {64, 2, 2};
   }
 }
@@ -179,7 +184,7 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
   require(p.y_stride >= p.rows, "y_stride must be >= rows");
   require(x.cols == p.cols && x.ncols >= p.ncols, "the quantized x holds other cols or fewer columns");
   const uint64_t rb = row_bytes(p.format, p.cols);
-  const uint32_t slice_rows = rows_per_slice(rb, p.rows, limits);
+  const uint32_t slice_rows = rows_per_slice(rb, p.rows, limits, device_rows_multiple(p.format));
   std::vector<Op> ops;
   for (uint32_t first = 0; first < p.ncols;) {
     const uint32_t count = piece_cols(p.ncols - first);

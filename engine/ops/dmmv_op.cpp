@@ -103,7 +103,7 @@ std::vector<Op> dmmv_ops(const ProjectionProblem& p, NumColsMode mode, const Bin
     throw UsageError("dmmv: x_stride must be a multiple of 4 and >= cols, y_stride >= rows");
   }
   const Kernel& k = kernel(dmmv_kernel_name(p.format));
-  const uint32_t slice_rows = rows_per_slice(rb, p.rows, limits);
+  const uint32_t slice_rows = rows_per_slice(rb, p.rows, limits, device_rows_multiple(p.format));
   std::vector<Op> ops;
   for (const auto& [first_col, count] : column_pieces(p.ncols, mode)) {
     const AlignedWindow x = aligned_window(p.x, uint64_t(first_col) * p.x_stride * 4,

@@ -133,7 +133,7 @@ std::vector<Op> matmul_ops(const ProjectionProblem& p, const BindingLimits& limi
   }
   spec.set(5, int32_t(choice.threads())).set(6, p.accumulate ? 1 : 0);
 
-  const uint32_t slice_rows = rows_per_slice(rb, p.rows, limits);
+  const uint32_t slice_rows = rows_per_slice(rb, p.rows, limits, device_rows_multiple(p.format));
   const uint32_t piece = tokens_per_piece(p, limits, bn);
   std::vector<Op> ops;
   for (uint32_t first = 0; first < p.ncols; first += piece) {

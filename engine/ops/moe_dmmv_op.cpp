@@ -54,6 +54,11 @@ std::vector<Op> moe_dmmv_ops(const MoeDmmvProblem& p, const MoeRouting& routing,
   const auto work_list = moe_work_list_reads(s, p.ncols, routing);  // checks E, K and C
   const uint64_t rb = row_bytes(p.format, p.cols);                  // throws on a misfit cols
   require_device_cols(p.format, p.cols, "moe_dmmv");
+  if (p.rows % device_rows_multiple(p.format) != 0) {
+    throw UsageError("moe_dmmv: " + std::string(format_name(p.format)) + " experts need a multiple of " +
+                     std::to_string(device_rows_multiple(p.format)) + " rows each (the device layout groups rows " +
+                     "and every expert starts a group); got " + std::to_string(p.rows));
+  }
   if (p.rows == 0 || p.x_stride % 4 != 0 || p.x_stride < p.cols || p.y_stride < p.rows) {
     throw UsageError("moe_dmmv: needs rows > 0, x_stride a multiple of 4 and >= cols, y_stride >= rows");
   }

@@ -1,5 +1,6 @@
 #include "engine/quant/device_layout.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -11,14 +12,16 @@ namespace {
 
 constexpr uint64_t kQ8_0QuantBytes = 32;
 constexpr uint64_t kQ8_0ScaleBytes = 2;
+constexpr uint64_t kQ6_KBodyBytes = 208;  // ql, qh and scales: all of a block but its d
+constexpr uint64_t kQ6_KGroupRows = 8;
 
-// Rows of `from` cut into whole rows, or std::invalid_argument: a caller bug, not bad input.
+// Rows in `from`, or std::invalid_argument: a caller bug, not bad input.
 uint64_t whole_rows(WeightFormat format, uint64_t cols, size_t from_bytes, size_t to_bytes) {
   const uint64_t row = row_bytes(format, cols);
   if (from_bytes != to_bytes || row == 0 || from_bytes % row != 0) {
-    throw std::invalid_argument("device layout: " + std::to_string(from_bytes) + " -> " +
-                                std::to_string(to_bytes) + " bytes are not whole " +
-                                std::string(format_name(format)) + " rows of " + std::to_string(cols));
+    throw std::invalid_argument("device layout: " + std::to_string(from_bytes) + " -> " + std::to_string(to_bytes) +
+                                " bytes are not whole " + std::string(format_name(format)) + " rows of " +
+                                std::to_string(cols));
   }
   return from_bytes / row;
 }
@@ -38,6 +41,28 @@ void q8_0_row_to_gguf(uint64_t blocks, const uint8_t* device, uint8_t* gguf) {
   }
 }
 
+// One group of `rows` Q6_K rows (8, fewer in a tensor's last) of `blocks` blocks: GGUF block
+// (r, b) is its body, then its d.
+void q6_k_group_to_device(uint64_t blocks, uint64_t rows, const uint8_t* gguf, uint8_t* device) {
+  for (uint64_t r = 0; r < rows; ++r) {
+    for (uint64_t b = 0; b < blocks; ++b) {
+      const uint8_t* block = gguf + (r * blocks + b) * 210;
+      std::memcpy(device + q6_k_device_body_at(blocks, r, b), block, kQ6_KBodyBytes);
+      std::memcpy(device + q6_k_device_d_at(blocks, rows, r, b), block + kQ6_KBodyBytes, 2);
+    }
+  }
+}
+
+void q6_k_group_to_gguf(uint64_t blocks, uint64_t rows, const uint8_t* device, uint8_t* gguf) {
+  for (uint64_t r = 0; r < rows; ++r) {
+    for (uint64_t b = 0; b < blocks; ++b) {
+      uint8_t* block = gguf + (r * blocks + b) * 210;
+      std::memcpy(block, device + q6_k_device_body_at(blocks, r, b), kQ6_KBodyBytes);
+      std::memcpy(block + kQ6_KBodyBytes, device + q6_k_device_d_at(blocks, rows, r, b), 2);
+    }
+  }
+}
+
 void convert(WeightFormat format, uint64_t cols, std::span<const uint8_t> from, std::span<uint8_t> to,
              bool to_device) {
   const uint64_t rows = whole_rows(format, cols, from.size(), to.size());
@@ -46,16 +71,30 @@ void convert(WeightFormat format, uint64_t cols, std::span<const uint8_t> from, 
     return;
   }
   const uint64_t row = row_bytes(format, cols);
-  const auto row_fn = to_device ? q8_0_row_to_device : q8_0_row_to_gguf;
-  for (uint64_t r = 0; r < rows; ++r) row_fn(cols / 32, from.data() + r * row, to.data() + r * row);
+  const uint64_t blocks = cols / block_weights(format);
+  if (format == WeightFormat::Q8_0) {
+    const auto fn = to_device ? q8_0_row_to_device : q8_0_row_to_gguf;
+    for (uint64_t r = 0; r < rows; ++r) fn(blocks, from.data() + r * row, to.data() + r * row);
+    return;
+  }
+  const auto fn = to_device ? q6_k_group_to_device : q6_k_group_to_gguf;
+  for (uint64_t r = 0; r < rows; r += kQ6_KGroupRows) {
+    fn(blocks, std::min(kQ6_KGroupRows, rows - r), from.data() + r * row, to.data() + r * row);
+  }
 }
 
 }  // namespace
 
-bool has_device_layout(WeightFormat format) { return format == WeightFormat::Q8_0; }
+bool has_device_layout(WeightFormat format) {
+  return format == WeightFormat::Q8_0 || format == WeightFormat::Q6_K;
+}
 
 uint32_t device_cols_multiple(WeightFormat format) {
-  return has_device_layout(format) ? 256 : block_weights(format);
+  return format == WeightFormat::Q8_0 ? 256 : block_weights(format);
+}
+
+uint32_t device_rows_multiple(WeightFormat format) {
+  return format == WeightFormat::Q6_K ? kQ6_KGroupRows : 1;
 }
 
 void require_device_cols(WeightFormat format, uint64_t cols, std::string_view what) {
@@ -63,7 +102,7 @@ void require_device_cols(WeightFormat format, uint64_t cols, std::string_view wh
   if (cols == 0 || cols % multiple != 0) {
     throw UsageError(std::string(what) + ": " + std::string(format_name(format)) + " weights need rows of a " +
                      "positive multiple of " + std::to_string(multiple) + " weights on the device" +
-                     (has_device_layout(format) ? " (each row's quants are read as aligned 16-byte vectors)" : "") +
+                     (format == WeightFormat::Q8_0 ? " (each row's quants are read as aligned 16-byte vectors)" : "") +
                      "; got " + std::to_string(cols) + " columns");
   }
 }

@@ -33,7 +33,7 @@ std::vector<BlockRange> synth_pieces(WeightFormat format, uint64_t rows, uint64_
   const uint64_t blocks = rows * blocks_per_row;
   const uint64_t alignment = info.min_storage_buffer_offset_alignment;
   uint64_t unit = alignment / std::gcd(per_block, alignment);  // blocks between allowed offsets
-  if (has_device_layout(format)) unit = std::lcm(unit, blocks_per_row);
+  if (has_device_layout(format)) unit = std::lcm(unit, blocks_per_row * device_rows_multiple(format));
   uint64_t piece = std::min<uint64_t>({blocks, info.max_storage_buffer_range / per_block, 1ull << 24});
   if (piece < blocks) piece -= piece % unit;
   if (piece == 0) {
@@ -54,12 +54,13 @@ Op synth_weights_op(WeightFormat format, uint32_t seed, uint32_t tensor_id, uint
                      std::to_string(block_count) + ") must be non-empty and below 2^32");
   }
   const uint64_t blocks_per_row = row_bytes(format, cols) / block_bytes(format);
+  const uint64_t blocks_per_unit = blocks_per_row * device_rows_multiple(format);
   if (has_device_layout(format) &&
-      (blocks_per_row == 0 || first_block % blocks_per_row != 0 || block_count % blocks_per_row != 0)) {
+      (blocks_per_row == 0 || first_block % blocks_per_unit != 0 || block_count % blocks_per_row != 0)) {
     throw UsageError("synth_weights_op (" + std::string(format_name(format)) + "): blocks [" +
-                     std::to_string(first_block) + ", +" + std::to_string(block_count) +
-                     ") must be whole rows of " + std::to_string(blocks_per_row) +
-                     " blocks: the device layout orders each row's bytes");
+                     std::to_string(first_block) + ", +" + std::to_string(block_count) + ") must be whole rows of " +
+                     std::to_string(blocks_per_row) + " blocks from a multiple of " +
+                     std::to_string(device_rows_multiple(format)) + " rows: the device layout orders their bytes");
   }
   Op op;
   op.kernel = &kernel("synth_weights");
@@ -86,9 +87,10 @@ Op dequantize_rows_op(WeightFormat format, BufferRef weights, uint64_t cols, uin
     throw UsageError(what + ": weights [" + std::to_string(first_weight) + ", +" +
                      std::to_string(count) + ") must be non-empty and below 2^32");
   }
-  // Whole rows: a device-layout row keeps its scales after all of its quants.
+  // Whole rows: the device layout keeps a row's (Q6_K: a group's) scales after its quants.
+  const uint64_t rows = weights.size / row_bytes(format, cols);
   const uint64_t end_row = (first_weight + count + cols - 1) / cols;
-  if (weights.size < end_row * row_bytes(format, cols)) {
+  if (rows < end_row) {
     throw UsageError(what + ": weights up to " + std::to_string(first_weight + count) + " need " +
                      std::to_string(end_row * row_bytes(format, cols)) +
                      " bytes; the bound range holds " + std::to_string(weights.size));
@@ -100,7 +102,7 @@ Op dequantize_rows_op(WeightFormat format, BufferRef weights, uint64_t cols, uin
   op.bindings = {weights, BufferRef{&out, out_offset, count * sizeof(float), Access::Write}};
   op.push = PushConstants::of(
       DequantizeRowsPush{static_cast<uint32_t>(first_weight), static_cast<uint32_t>(count),
-                         static_cast<uint32_t>(cols)});
+                         static_cast<uint32_t>(cols), static_cast<uint32_t>(rows)});
   op.groups = grid_for(count, kLocalSize);
   op.label = "dequantize_rows";
   return op;

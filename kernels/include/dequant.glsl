@@ -12,9 +12,9 @@
 //        layout(binding = 0) readonly buffer Weights { uint8_t weight_bytes[]; };
 //        #define DQ_LOAD_BYTE(i) uint(weight_bytes[i])
 //        #include "dequant.glsl"
-//     dq_weight(format, index, cols) then dequantizes weight `index` of a tensor of rows of
-//     `cols` weights that starts at byte 0, as the device stores it (GGUF's blocks, except
-//     Q8_0: q8_0_device_layout.glsl). Indices and byte offsets are 32-bit: bind at most 4 GiB.
+//     dq_weight(format, row, rows, cols, k) then dequantizes weight k of a row of a tensor of
+//     `rows` rows of `cols` weights that starts at byte 0, as the device stores it (GGUF's blocks, except
+//     Q8_0 and Q6_K: engine/quant/device_layout.h). Byte offsets are 32-bit: bind at most 4 GiB.
 // Format values are pb::WeightFormat's (specialization constant 0 of the kernels).
 #ifndef PB_DEQUANT_GLSL
 #define PB_DEQUANT_GLSL
@@ -95,38 +95,37 @@ float dq_q6_k_value(float d, int scale, uint q) {
 uint dq_load_u16(uint at) { return DQ_LOAD_BYTE(at) | (DQ_LOAD_BYTE(at + 1u) << 8); }
 uint dq_load_u32(uint at) { return dq_load_u16(at) | (dq_load_u16(at + 2u) << 16); }
 
-// Weight i of the block of GGUF layout that starts at byte `at` (every format but Q8_0, which
-// the device stores in its own layout: q8_0_device_layout.glsl).
+#include "q6_k_device_layout.glsl"
+#include "q8_0_device_layout.glsl"
+
+// Weight i of the F32, F16 or Q4_K block that starts at byte `at` (GGUF's layout, which the
+// device keeps for these formats).
 float dq_weight_in_block(uint format, uint at, uint i) {
   if (format == DQ_F32) return uintBitsToFloat(dq_load_u32(at));
   if (format == DQ_F16) return dq_half(dq_load_u16(at));
-  if (format == DQ_Q4_K) {
-    const uvec3 scales = uvec3(dq_load_u32(at + 4u), dq_load_u32(at + 8u), dq_load_u32(at + 12u));
-    const uint q = (DQ_LOAD_BYTE(at + 16u + dq_q4_k_qs_byte(i)) >> dq_q4_k_qs_shift(i)) & 0xFu;
-    return dq_q4_k_value(dq_half(dq_load_u16(at)), dq_half(dq_load_u16(at + 2u)),
-                         dq_q4_k_scale_min(scales, i >> 5), q);
-  }
-  const uint q = dq_q6_k_quant(DQ_LOAD_BYTE(at + dq_q6_k_ql_byte(i)),
-                               DQ_LOAD_BYTE(at + 128u + dq_q6_k_qh_byte(i)), i);
-  const int scale = dq_int8(DQ_LOAD_BYTE(at + 192u + dq_q6_k_scale_index(i)));
-  return dq_q6_k_value(dq_half(dq_load_u16(at + 208u)), scale, q);
+  const uvec3 scales = uvec3(dq_load_u32(at + 4u), dq_load_u32(at + 8u), dq_load_u32(at + 12u));
+  const uint q = (DQ_LOAD_BYTE(at + 16u + dq_q4_k_qs_byte(i)) >> dq_q4_k_qs_shift(i)) & 0xFu;
+  return dq_q4_k_value(dq_half(dq_load_u16(at)), dq_half(dq_load_u16(at + 2u)),
+                       dq_q4_k_scale_min(scales, i >> 5), q);
 }
 
-// Weight k of the row of `cols` weights that starts at byte `row_start`, as the device stores it.
-float dq_weight_of_row(uint format, uint row_start, uint cols, uint k) {
+// Weight k of row `row` of a tensor of `rows` rows of `cols` weights stored from byte 0, as the
+// device stores it (q8_0_device_layout.glsl, q6_k_device_layout.glsl; GGUF's blocks otherwise).
+float dq_weight(uint format, uint row, uint rows, uint cols, uint k) {
   if (format == DQ_Q8_0) {
-    // q8_0_device_layout.glsl: the row's quants in weight order, then its blocks' scales.
-    return dq_q8_0_value(dq_half(dq_load_u16(row_start + cols + (k / 32u) * 2u)),
-                         dq_int8(DQ_LOAD_BYTE(row_start + k)));
+    return dq_q8_0_value(dq_half(dq_load_u16(q8_0_scale_byte(row, cols, k / 32u))),
+                         dq_int8(DQ_LOAD_BYTE(q8_0_quants_byte(row, cols, 0u) + k)));
+  }
+  if (format == DQ_Q6_K) {
+    const uint body = q6_k_body_byte(row, cols, k / 256u), i = k % 256u;
+    const uint q = dq_q6_k_quant(DQ_LOAD_BYTE(body + dq_q6_k_ql_byte(i)),
+                                 DQ_LOAD_BYTE(body + 128u + dq_q6_k_qh_byte(i)), i);
+    const int scale = dq_int8(DQ_LOAD_BYTE(body + 192u + dq_q6_k_scale_index(i)));
+    return dq_q6_k_value(dq_half(dq_load_u16(q6_k_d_byte(row, cols, k / 256u, rows))), scale, q);
   }
   const uint per_block = dq_block_weights(format);
-  return dq_weight_in_block(format, row_start + (k / per_block) * dq_block_bytes(format), k % per_block);
-}
-
-// Weight `index` of a tensor of rows of `cols` weights stored from byte 0.
-float dq_weight(uint format, uint index, uint cols) {
-  const uint row_bytes = (cols / dq_block_weights(format)) * dq_block_bytes(format);
-  return dq_weight_of_row(format, (index / cols) * row_bytes, cols, index % cols);
+  const uint row_bytes = (cols / per_block) * dq_block_bytes(format);
+  return dq_weight_in_block(format, row * row_bytes + (k / per_block) * dq_block_bytes(format), k % per_block);
 }
 
 #endif  // DQ_LOAD_BYTE

@@ -4,10 +4,15 @@
 // nibble, sub-block 8n + 4 + t); their top 2 bits sit in qh byte 32n + 16(t & 1) + e at bits
 // 2(t >> 1) and 4 + 2(t >> 1). The 6-bit values minus 32 are packed back into signed bytes,
 // dotted with the activation quants, and scaled once per 16 weights by d * scales[sub-block].
-// The 210-byte blocks are only 2-byte aligned, so they are read as 16-bit words.
+// In the device layout (q6_k_device_layout.glsl) a chunk's ql and qh bytes are one aligned
+// uvec4 each, its two scales lie in one uvec2 and d is one 16-bit load.
+#include "q6_k_device_layout.glsl"
+
 #define CHUNKS_PER_ROW(cols) ((cols) / 256 * 8)
 
-layout(binding = 0) readonly buffer W { uint16_t w[]; };  // 105 half-words per block
+layout(binding = 0) readonly buffer W { uvec4 w_body[]; };      // the weights in the device
+layout(binding = 0) readonly buffer WS { uvec2 w_pairs[]; };    // layout, read as 16-, 8- and
+layout(binding = 0) readonly buffer WD { uint16_t w_halves[]; };  // 2-byte units
 
 struct WeightChunk {
   uvec4 lo;      // q - 32 as int8 bytes: 16 weights of sub-block 8n + t
@@ -20,15 +25,6 @@ struct XChunk {
   float dlo, dhi;  // their blocks' scales
 };
 
-uint q6k_word(uint half_word) { return uint(w[half_word]) | (uint(w[half_word + 1u]) << 16); }
-
-float q6k_scale(uint base, uint index) {  // int8 scales[index], the scales start at byte 192
-  const uint byte_offset = 192u + index;
-  const uint half_word = uint(w[base + (byte_offset >> 1)]);
-  const uint b = (byte_offset & 1u) != 0u ? (half_word >> 8) : (half_word & 0xffu);
-  return float(int(b << 24) >> 24);
-}
-
 // Four 6-bit values (0..63, one per byte) minus 32 as int8 bytes: with the top bit of every
 // byte set first, the subtraction cannot borrow across bytes.
 uint q6k_centered(uint q) { return ((q | 0x80808080u) - 0x20202020u) ^ 0x80808080u; }
@@ -40,20 +36,21 @@ uvec2 q6k_pair(uint l, uint h, uint shift) {
 }
 
 WeightChunk load_weights(uint row, uint chunk) {
-  const uint base = (row * (pc.cols / 256u) + (chunk >> 3)) * 105u;
+  const uint body = q6_k_body_byte(row, pc.cols, chunk >> 3);
   const uint n = (chunk & 7u) >> 2, t = chunk & 3u;
-  const uint ql = base + 32u * n + 8u * t;               // half-word of ql[64n + 16t]
-  const uint qh = base + 64u + 16u * n + 8u * (t & 1u);  // half-word of qh[32n + 16(t & 1)]
+  const uvec4 ql = w_body[(body >> 4) + 4u * n + t];               // ql[64n + 16t ..]
+  const uvec4 qh = w_body[(body >> 4) + 8u + 2u * n + (t & 1u)];  // qh[32n + 16(t & 1) ..]
+  const uvec2 sc = w_pairs[(body + 192u + 8u * n) >> 3];         // scales[8n .. 8n + 7]
   const uint shift = 2u * (t >> 1);
-  const uvec2 p0 = q6k_pair(q6k_word(ql), q6k_word(qh), shift);
-  const uvec2 p1 = q6k_pair(q6k_word(ql + 2u), q6k_word(qh + 2u), shift);
-  const uvec2 p2 = q6k_pair(q6k_word(ql + 4u), q6k_word(qh + 4u), shift);
-  const uvec2 p3 = q6k_pair(q6k_word(ql + 6u), q6k_word(qh + 6u), shift);
+  const uvec2 p0 = q6k_pair(ql.x, qh.x, shift);
+  const uvec2 p1 = q6k_pair(ql.y, qh.y, shift);
+  const uvec2 p2 = q6k_pair(ql.z, qh.z, shift);
+  const uvec2 p3 = q6k_pair(ql.w, qh.w, shift);
   WeightChunk c;
   c.lo = uvec4(p0.x, p1.x, p2.x, p3.x);
   c.hi = uvec4(p0.y, p1.y, p2.y, p3.y);
-  const float d = unpackHalf2x16(uint(w[base + 104u])).x;
-  c.scales = d * vec2(q6k_scale(base, 8u * n + t), q6k_scale(base, 8u * n + 4u + t));
+  const float d = unpackHalf2x16(uint(w_halves[q6_k_d_byte(row, pc.cols, chunk >> 3, pc.rows) >> 1])).x;
+  c.scales = d * vec2(float(int(sc.x << (24u - 8u * t)) >> 24), float(int(sc.y << (24u - 8u * t)) >> 24));
   return c;
 }
 

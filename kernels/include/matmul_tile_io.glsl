@@ -61,7 +61,7 @@ void fetch_tiles(uint row0, uint col0, uint k0) {
     const uint g = w_group_of(i);
     const uint row = row0 + w_group_row(g), k = k0 + w_group_k(g);
     w_reg[i] = matmul_zero_group();
-    if (g < W_GROUPS && row < pc.rows && k < pc.cols) w_reg[i] = matmul_fetch_group(row, k, pc.cols);
+    if (g < W_GROUPS && row < pc.rows && k < pc.cols) w_reg[i] = matmul_fetch_group(row, k, pc.cols, pc.rows);
   }
   [[unroll]] for (uint i = 0; i < X_PER_THREAD; ++i) {
     const uint v = x_vec_of(i);

@@ -12,7 +12,7 @@ struct WeightGroup {
 };
 
 // Weights row[k .. k+7] of the bound slice, k a multiple of 8.
-WeightGroup matmul_fetch_group(uint row, uint k, uint cols) { return WeightGroup(w[(row * cols + k) >> 3]); }
+WeightGroup matmul_fetch_group(uint row, uint k, uint cols, uint rows) { return WeightGroup(w[(row * cols + k) >> 3]); }
 
 WeightGroup matmul_zero_group() { return WeightGroup(uvec4(0u)); }
 

@@ -18,7 +18,7 @@ struct WeightGroup {
 };
 
 // Weights row[k .. k+7] of the bound slice, k a multiple of 8.
-WeightGroup matmul_fetch_group(uint row, uint k, uint cols) {
+WeightGroup matmul_fetch_group(uint row, uint k, uint cols, uint rows) {
   const uint block = row * (cols / 256) + k / 256;
   return WeightGroup(w4[block * 9], w2[block * 18 + 2 + dq_q4_k_qs_byte(k % 256) / 8]);
 }

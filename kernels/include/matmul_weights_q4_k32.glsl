@@ -21,7 +21,7 @@ struct WeightGroup {
 };
 
 // Weights row[k .. k+31] of the bound slice, k a multiple of 32 (sub-block (k % 256) / 32).
-WeightGroup matmul_fetch_group(uint row, uint k, uint cols) {
+WeightGroup matmul_fetch_group(uint row, uint k, uint cols, uint rows) {
   const uint block = row * (cols / 256) + k / 256;
   const uint qs = block * 9 + 1 + ((k % 256) >> 6) * 2;  // sub-blocks 2m and 2m + 1 share 32 bytes
   return WeightGroup(w4[block * 9], w4[qs], w4[qs + 1]);

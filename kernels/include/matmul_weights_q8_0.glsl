@@ -19,7 +19,7 @@ struct WeightGroup {
 };
 
 // Weights row[k .. k+7] of the bound slice, k a multiple of 8.
-WeightGroup matmul_fetch_group(uint row, uint k, uint cols) {
+WeightGroup matmul_fetch_group(uint row, uint k, uint cols, uint rows) {
   const uint block = k / 32u;
   return WeightGroup(uint(w_scales[q8_0_scale_byte(row, cols, block) >> 1]),
                      w_quants[(q8_0_quants_byte(row, cols, block) + k % 32u) >> 3]);

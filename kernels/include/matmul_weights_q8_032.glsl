@@ -24,7 +24,7 @@ struct WeightGroup {
 };
 
 // Weights row[k .. k+31] of the bound slice, k a multiple of 32 (block k / 32 of the row).
-WeightGroup matmul_fetch_group(uint row, uint k, uint cols) {
+WeightGroup matmul_fetch_group(uint row, uint k, uint cols, uint rows) {
   const uint q = q8_0_quants_byte(row, cols, k / 32u) >> 4;
   return WeightGroup(w_quants[q], w_quants[q + 1u], uint(w_scales[q8_0_scale_byte(row, cols, k / 32u) >> 1]));
 }

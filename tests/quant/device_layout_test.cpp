@@ -1,5 +1,6 @@
-// engine/quant/device_layout.h: Q8_0 rows reordered as the kernels read them (quants first,
-// then scales), every other format copied, and the conversion undone exactly.
+// engine/quant/device_layout.h: Q8_0 rows and Q6_K groups of 8 rows reordered as the kernels
+// read them (quants first, then scales), every other format copied, and the conversion undone
+// exactly.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -40,10 +41,32 @@ TEST(DeviceLayout, Q8_0RowsHoldTheirQuantsThenTheirScales) {
   EXPECT_EQ(row % 16, 0u) << "a row of 256 weights keeps the next row's quants on 16 bytes";
 }
 
-TEST(DeviceLayout, EveryFormatRoundTripsAndOnlyQ8_0Moves) {
+// 13 rows: a group of 8 and a tensor's short last group of 5.
+TEST(DeviceLayout, Q6_KGroupsHoldTheirBodiesThenTheirScales) {
+  const uint64_t cols = 512, blocks = 2, rows = 13, row = row_bytes(WeightFormat::Q6_K, cols);
+  const auto gguf = counting_bytes(rows * row);
+  const auto device = device_rows(WeightFormat::Q6_K, cols, gguf);
+  for (uint64_t r = 0; r < rows; ++r) {
+    const uint64_t group_rows = r < 8 ? 8 : 5;
+    const uint8_t* group = device.data() + (r / 8) * 8 * row;
+    for (uint64_t b = 0; b < blocks; ++b) {
+      const uint8_t* block = gguf.data() + r * row + b * sizeof(BlockQ6_K);
+      const uint64_t body = ((r % 8) * blocks + b) * 208;
+      ASSERT_EQ(q6_k_device_body_at(blocks, r % 8, b), body);
+      for (uint64_t i = 0; i < 208; ++i) ASSERT_EQ(group[body + i], block[i]) << "row " << r << " block " << b;
+      const uint64_t d = group_rows * blocks * 208 + ((r % 8) * blocks + b) * 2;
+      ASSERT_EQ(q6_k_device_d_at(blocks, group_rows, r % 8, b), d);
+      EXPECT_EQ(group[d], block[offsetof(BlockQ6_K, d)]) << "row " << r << " block " << b;
+      EXPECT_EQ(group[d + 1], block[offsetof(BlockQ6_K, d) + 1]) << "row " << r << " block " << b;
+      EXPECT_EQ((group - device.data() + body) % 16, 0u) << "every body starts on 16 bytes";
+    }
+  }
+}
+
+TEST(DeviceLayout, EveryFormatRoundTripsAndOnlyQ8_0AndQ6_KMove) {
   for (WeightFormat f : kAllWeightFormats) {
     const uint64_t cols = 512;
-    const auto gguf = counting_bytes(5 * row_bytes(f, cols));
+    const auto gguf = counting_bytes(21 * row_bytes(f, cols));
     const auto device = device_rows(f, cols, gguf);
     EXPECT_EQ(has_device_layout(f), device != gguf) << format_name(f);
     std::vector<uint8_t> back(device.size());
@@ -59,23 +82,28 @@ TEST(DeviceLayout, PartialRowsAreACallerError) {
   const auto whole = counting_bytes(2 * row_bytes(WeightFormat::Q8_0, 256));
   std::vector<uint8_t> smaller(whole.size() - 16);
   EXPECT_THROW(gguf_to_device_rows(WeightFormat::Q8_0, 256, whole, smaller), std::invalid_argument);
+  const auto q6_k = counting_bytes(2 * row_bytes(WeightFormat::Q6_K, 512) + 210);  // rows and a block
+  std::vector<uint8_t> q6_k_out(q6_k.size());
+  EXPECT_THROW(gguf_to_device_rows(WeightFormat::Q6_K, 512, q6_k, q6_k_out), std::invalid_argument);
 }
 
-TEST(DeviceLayout, Q8_0RowsMustBeAMultipleOf256) {
+TEST(DeviceLayout, RowsMustFitTheLayout) {
   EXPECT_EQ(device_cols_multiple(WeightFormat::Q8_0), 256u);
   EXPECT_EQ(device_cols_multiple(WeightFormat::Q4_K), 256u);
   EXPECT_EQ(device_cols_multiple(WeightFormat::F16), 1u);
+  EXPECT_EQ(device_rows_multiple(WeightFormat::Q6_K), 8u);
+  EXPECT_EQ(device_rows_multiple(WeightFormat::Q8_0), 1u);
   EXPECT_NO_THROW(require_device_cols(WeightFormat::Q8_0, 4096, "dmmv"));
   EXPECT_NO_THROW(require_device_cols(WeightFormat::F32, 96, "dmmv"));
+  EXPECT_NO_THROW(require_device_cols(WeightFormat::Q6_K, 256, "dmmv"));
   try {
     require_device_cols(WeightFormat::Q8_0, 192, "matmul");
     ADD_FAILURE() << "192 columns of Q8_0 were accepted";
   } catch (const UsageError& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find("matmul"), std::string::npos) << what;
-    EXPECT_NE(what.find("q8_0"), std::string::npos) << what;
-    EXPECT_NE(what.find("256"), std::string::npos) << what;
-    EXPECT_NE(what.find("192"), std::string::npos) << what;
+    for (const char* part : {"matmul", "q8_0", "multiple of 256", "192"}) {
+      EXPECT_NE(what.find(part), std::string::npos) << "'" << part << "' missing from: " << what;
+    }
   }
   EXPECT_THROW(require_device_cols(WeightFormat::Q4_K, 0, "embed"), UsageError);
 }

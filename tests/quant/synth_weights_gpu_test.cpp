@@ -67,10 +67,12 @@ TEST_F(QuantSynthGpu, SubRangeAtANonZeroBlockMatchesAndStaysInside) {
   const uint64_t align = device().info().min_storage_buffer_offset_alignment;
   for (WeightFormat f : kAllWeightFormats) {
     const uint64_t bytes = block_bytes(f);
-    // The first block whose byte offset the device can bind; Q8_0 (device layout) in rows of
-    // that many blocks, so the range is whole rows, the others in rows of one block.
-    const uint64_t first = std::lcm(align, bytes) / bytes;
-    const uint64_t per_row = has_device_layout(f) ? first : 1;
+    // From the first block whose byte offset the device can bind; Q8_0 (device layout) in rows
+    // of that many blocks, so the range is whole rows, the others in rows of one block, Q6_K
+    // from a group of 8 rows (9 rows: a group and a short last one).
+    const uint64_t aligned = std::lcm(align, bytes) / bytes;
+    const uint64_t per_row = f == WeightFormat::Q8_0 ? aligned : 1;
+    const uint64_t first = std::lcm(aligned, per_row * device_rows_multiple(f));
     const uint64_t total = first + 14 * per_row, count = 9 * per_row;
     const uint64_t cols = per_row * block_weights(f);
     const SyntheticScale scale = synthetic_scale(f, 0.1f);
@@ -115,12 +117,15 @@ TEST(QuantOps, RangesBeyondTheBlockCounterAreRejected) {
   EXPECT_THROW(synth_weights_op(WeightFormat::F16, 0, 0, 0, 0, {}, none, 0, 1), UsageError);
 }
 
-// Q8_0's device layout orders the bytes of a whole row, so a piece must start and end on rows.
-TEST(QuantOps, Q8_0PiecesAreWholeRows) {
+// Q8_0's device layout orders the bytes of a whole row, Q6_K's those of a group of 8 rows, so
+// a piece must be whole rows, and a Q6_K piece start on a group.
+TEST(QuantOps, DeviceLayoutPiecesAreWholeRows) {
   Buffer none;
   EXPECT_THROW(synth_weights_op(WeightFormat::Q8_0, 0, 0, 4, 16, {}, none, 0, 256), UsageError);
   EXPECT_THROW(synth_weights_op(WeightFormat::Q8_0, 0, 0, 0, 12, {}, none, 0, 256), UsageError);
   EXPECT_NO_THROW(synth_weights_op(WeightFormat::Q8_0, 0, 0, 8, 16, {}, none, 0, 128));
+  EXPECT_THROW(synth_weights_op(WeightFormat::Q6_K, 0, 0, 4, 8, {}, none, 0, 256), UsageError);
+  EXPECT_NO_THROW(synth_weights_op(WeightFormat::Q6_K, 0, 0, 8, 5, {}, none, 0, 256));  // a short last group
 }
 
 TEST(QuantOps, SynthPiecesStartOnAlignedOffsetsAndOnRows) {
@@ -136,7 +141,7 @@ TEST(QuantOps, SynthPiecesStartOnAlignedOffsetsAndOnRows) {
       EXPECT_EQ(p.first, next) << format_name(f);
       EXPECT_EQ(p.first * block_bytes(f) % 64, 0u) << format_name(f);
       EXPECT_LE(p.count * block_bytes(f), info.max_storage_buffer_range) << format_name(f);
-      if (has_device_layout(f)) EXPECT_EQ(p.first % per_row, 0u) << format_name(f);
+      if (has_device_layout(f)) EXPECT_EQ(p.first % (per_row * device_rows_multiple(f)), 0u) << format_name(f);
       next = p.first + p.count;
     }
     EXPECT_EQ(next, rows * per_row) << format_name(f);

@@ -13,6 +13,7 @@
 #include "engine/ops/moe_cost.h"
 #include "engine/ops/moe_dmmv_op.h"
 #include "engine/reference/moe_ref.h"
+#include "harness/errors.h"
 #include "tests/engine/kernels/moe_fixture.h"
 
 namespace pb::test {
@@ -99,9 +100,11 @@ std::vector<MoeDmmvCase> cases() {
   const NumColsMode spec{false, 64}, shared32{true, 32};
   std::vector<MoeDmmvCase> list;
   for (WeightFormat f : kAllWeightFormats) {
-    list.push_back({f, MoeInput::Token, 8, 3, 13, 6, 37, 256, 2, spec, 0});       // passes of 2
-    list.push_back({f, MoeInput::Assignment, 8, 3, 13, 6, 37, 256, 4, spec, 0});  // passes of 4
-    list.push_back({f, MoeInput::Token, 16, 4, 1, 12, 21, 256, 0, spec, 0});      // decode
+    // Q6_K experts are whole groups of 8 rows (engine/quant/device_layout.h).
+    const uint32_t odd = f == WeightFormat::Q6_K ? 40 : 37, small = f == WeightFormat::Q6_K ? 24 : 21;
+    list.push_back({f, MoeInput::Token, 8, 3, 13, 6, odd, 256, 2, spec, 0});       // passes of 2
+    list.push_back({f, MoeInput::Assignment, 8, 3, 13, 6, odd, 256, 4, spec, 0});  // passes of 4
+    list.push_back({f, MoeInput::Token, 16, 4, 1, 12, small, 256, 0, spec, 0});    // decode
   }
   // Input lengths that are not a multiple of 256 where the block allows it.
   for (WeightFormat f : {WeightFormat::F32, WeightFormat::F16, WeightFormat::Q8_0}) {
@@ -115,6 +118,22 @@ std::vector<MoeDmmvCase> cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllFormats, MoeDmmvTest, ::testing::ValuesIn(cases()));
+
+TEST(MoeDmmvOps, Q6_KExpertsOfPartialRowGroupsAreRefused) {
+  const MoeShape shape{8, 2};
+  Buffer w(device(), row_bytes(WeightFormat::Q6_K, 256) * 37 * 8, MemoryUse::Device, "w");
+  Buffer x(device(), 4 * 256 * 4, MemoryUse::Device, "x");
+  Buffer y(device(), 4 * 37 * 8, MemoryUse::Device, "y");
+  RoutingBuffers rb = make_routing(shape, 4);
+  const MoeDmmvProblem problem{WeightFormat::Q6_K, TensorView::whole(w), TensorView::whole(x), TensorView::whole(y),
+                               shape, 37, 256, 4, 256, 37, MoeInput::Token};
+  try {
+    moe_dmmv_ops(problem, rb.routing, NumColsMode{false, 64}, BindingLimits::of(device().info()), MoeDmmvTuning{});
+    ADD_FAILURE() << "Q6_K experts of 37 rows were accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("multiple of 8 rows"), std::string::npos) << e.what();
+  }
+}
 
 TEST(MoeDmmvOps, ColumnChoiceFollowsTheMode) {
   EXPECT_EQ(moe_num_cols(NumColsMode{false, 64}, 1), 1u);
