@@ -2,9 +2,9 @@
 // Dequantizes `count` consecutive weights of a tensor in any weight format to f32: the check
 // that the device reads blocks exactly as pb::dequantize_row does, and the embedding lookup
 // (one row of the token-embedding table). Weight first_weight + k of binding 0 goes to
-// element k of binding 1; binding 0 holds rows of `cols` weights from its byte 0 (the start of
-// the tensor, or of any row, for Q6_K any group of 8 rows, the caller bound a sub-range from) in
-// the device layout.
+// element k of binding 1. Binding 0 holds `rows` rows of `cols` weights in the device layout
+// from its byte 0: the start of the tensor, or of the row (Q6_K: the group of 8 rows) the caller
+// bound a sub-range from.
 //
 // One invocation per output weight; large counts dispatch a 2-D grid: invocation (x, y)
 // handles weight x + y * (groups.x * 64).
@@ -31,5 +31,6 @@ void main() {
   const uint k = gl_GlobalInvocationID.x +
                  gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   if (k >= pc.count) return;
-  out_values[k] = dq_weight(uint(FORMAT), (pc.first_weight + k) / pc.cols, pc.rows, pc.cols, (pc.first_weight + k) % pc.cols);
+  const uint index = pc.first_weight + k;
+  out_values[k] = dq_weight(uint(FORMAT), index / pc.cols, pc.rows, pc.cols, index % pc.cols);
 }

@@ -4,8 +4,8 @@
 // into binding 0, whose byte 0 is the start of block first_block (the caller binds that
 // sub-range). Byte for byte the same as pb::generate_synthetic_blocks (engine/quant/synthetic.cpp
 // documents the block contents, and this file mirrors it line for line), in the device layout:
-// Q8_0's rows and Q6_K's groups of 8 rows are reordered as pb::gguf_to_device_rows does. Integer operations
-// only; the per-tensor scales arrive as f16 bits computed on the CPU.
+// Q8_0's rows and Q6_K's groups of 8 rows are reordered as pb::gguf_to_device_rows does.
+// Integer operations only; the per-tensor scales arrive as f16 bits computed on the CPU.
 //
 // One invocation per block (F32/F16: per weight). Blocks of 34 and 210 bytes are not 4-byte
 // aligned, so everything is written as bytes. Large tensors dispatch a 2-D grid: invocation
@@ -139,9 +139,10 @@ void main() {
     // ends on one or at the tensor's end; block j of the group's row r is its
     // (r * blocks_per_row + j)-th body, and its d follows all of the group's bodies in that order.
     const uint row = index / pc.blocks_per_row;
-    const uint group_rows = min(8u, pc.block_count / pc.blocks_per_row - (row & ~7u));  // fewer in the last
+    const uint group_rows = min(8u, pc.block_count / pc.blocks_per_row - (row & ~7u));  // fewer: the last
     const uint group_start = (row >> 3) * 8u * pc.blocks_per_row * 210u;
     const uint in_group = (row & 7u) * pc.blocks_per_row + index % pc.blocks_per_row;
-    write_q6_k(state, group_start + in_group * 208u, group_start + group_rows * pc.blocks_per_row * 208u + in_group * 2u);
+    write_q6_k(state, group_start + in_group * 208u,
+               group_start + group_rows * pc.blocks_per_row * 208u + in_group * 2u);
   }
 }

@@ -1,6 +1,7 @@
-// Dequantization of phasebench's weight formats: the GGUF block layouts of
-// engine/quant/blocks.h, the same element order, and ggml's float operations in ggml's order,
-// so a kernel computes exactly what pb::dequantize_row computes on the CPU.
+// Dequantization of phasebench's weight formats: the GGUF blocks of engine/quant/blocks.h (as
+// the device orders Q8_0's and Q6_K's bytes: engine/quant/device_layout.h), the same element
+// order, and ggml's float operations in ggml's order, so a kernel computes exactly what
+// pb::dequantize_row computes on the CPU.
 //
 // GLSL cannot pass a buffer to a function, so this header has two layers.
 //  1. Pure functions of values the caller has already loaded, with no buffer access: f16 bits
@@ -13,8 +14,9 @@
 //        #define DQ_LOAD_BYTE(i) uint(weight_bytes[i])
 //        #include "dequant.glsl"
 //     dq_weight(format, row, rows, cols, k) then dequantizes weight k of a row of a tensor of
-//     `rows` rows of `cols` weights that starts at byte 0, as the device stores it (GGUF's blocks, except
-//     Q8_0 and Q6_K: engine/quant/device_layout.h). Byte offsets are 32-bit: bind at most 4 GiB.
+//     `rows` rows of `cols` weights that starts at byte 0, as the device stores it (GGUF's
+//     blocks, except Q8_0 and Q6_K: engine/quant/device_layout.h). Byte offsets are 32-bit:
+//     bind at most 4 GiB.
 // Format values are pb::WeightFormat's (specialization constant 0 of the kernels).
 #ifndef PB_DEQUANT_GLSL
 #define PB_DEQUANT_GLSL
@@ -125,7 +127,8 @@ float dq_weight(uint format, uint row, uint rows, uint cols, uint k) {
   }
   const uint per_block = dq_block_weights(format);
   const uint row_bytes = (cols / per_block) * dq_block_bytes(format);
-  return dq_weight_in_block(format, row * row_bytes + (k / per_block) * dq_block_bytes(format), k % per_block);
+  return dq_weight_in_block(format, row * row_bytes + (k / per_block) * dq_block_bytes(format),
+                            k % per_block);
 }
 
 #endif  // DQ_LOAD_BYTE
