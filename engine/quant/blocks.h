@@ -1,7 +1,8 @@
 // The quantized block layouts, byte for byte as GGUF stores them (ggml's block_q8_0,
 // block_q4_K, block_q6_K), and the element order inside each block. Everything that reads or
 // writes quantized bytes on the CPU goes through these, and kernels/include/dequant.glsl
-// mirrors the same index arithmetic, so llama.cpp and the GPU read what the CPU wrote.
+// mirrors the same index arithmetic (within the device's order of Q8_0's and Q6_K's block
+// parts, engine/quant/device_layout.h), so llama.cpp and the GPU read what the CPU wrote.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,7 @@
 // Weight storage formats and their sizes. The quantized formats are exactly GGUF's (ggml's)
 // block layouts, so a tensor phasebench generates can be exported to GGUF and loaded by
-// llama.cpp, and a tensor loaded from GGUF can be used as is.
+// llama.cpp, and a tensor loaded from GGUF keeps its bytes. (On the device, Q8_0 and Q6_K
+// order those bytes differently, with the same sizes: engine/quant/device_layout.h.)
 #pragma once
 
 #include <cstdint>
