@@ -14,6 +14,8 @@
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 
+#include "q6_k_device_layout.glsl"
+#include "q8_0_device_layout.glsl"
 #include "synth_hash.glsl"
 
 layout(local_size_x = 64) in;
@@ -77,6 +79,18 @@ void put32(uint at, uint v) {
   for (uint k = 0u; k < 4u; ++k) put8(at + k, v >> (8u * k));
 }
 
+// The quants at `at`, the scale at `d_at`: the device layout keeps them apart.
+void write_q8_0(uint state, uint at, uint d_at) {
+  put16(d_at, jitter(pc.scale_bits, synth_word(state, 0u)));
+  for (uint w = 0u; w < 8u; ++w) {
+    const uint r = synth_word(state, 1u + w);
+    for (uint k = 0u; k < 4u; ++k) {
+      const uint b = (r >> (8u * k)) & 0xFFu;
+      put8(at + 4u * w + k, b == 0x80u ? 0u : b);
+    }
+  }
+}
+
 void write_q4_k(uint state, uint at) {
   const uint w0 = synth_word(state, 0u), w1 = synth_word(state, 1u), w2 = synth_word(state, 2u);
   const uint d = jitter(pc.scale_bits, w0);
@@ -119,30 +133,19 @@ void main() {
     put32(at, scaled_int_f32_bits(triangular(synth_word(state, 0u)), pow2_exponent(pc.scale_bits)));
   } else if (FORMAT == 1) {
     put16(at, scaled_int_f16_bits(triangular(synth_word(state, 0u)), pow2_exponent(pc.scale_bits)));
-  } else if (FORMAT == 2) {
-    // The device layout (q8_0_device_layout.glsl): the binding starts on a row, and block j of
-    // row r has its quants at 32 j and its scale after the row's quants.
-    const uint row_start = (index / pc.blocks_per_row) * pc.blocks_per_row * 34u;
-    const uint j = index % pc.blocks_per_row;
-    put16(row_start + pc.blocks_per_row * 32u + 2u * j, jitter(pc.scale_bits, synth_word(state, 0u)));
-    for (uint w = 0u; w < 8u; ++w) {
-      const uint r = synth_word(state, 1u + w);
-      for (uint k = 0u; k < 4u; ++k) {
-        const uint b = (r >> (8u * k)) & 0xFFu;
-        put8(row_start + 32u * j + 4u * w + k, b == 0x80u ? 0u : b);
-      }
-    }
   } else if (FORMAT == 3) {
     write_q4_k(state, at);
   } else {
-    // The device layout (q6_k_device_layout.glsl): the binding starts on a group of 8 rows and
-    // ends on one or at the tensor's end; block j of the group's row r is its
-    // (r * blocks_per_row + j)-th body, and its d follows all of the group's bodies in that order.
-    const uint row = index / pc.blocks_per_row;
-    const uint group_rows = min(8u, pc.block_count / pc.blocks_per_row - (row & ~7u));  // fewer: the last
-    const uint group_start = (row >> 3) * 8u * pc.blocks_per_row * 210u;
-    const uint in_group = (row & 7u) * pc.blocks_per_row + index % pc.blocks_per_row;
-    write_q6_k(state, group_start + in_group * 208u,
-               group_start + group_rows * pc.blocks_per_row * 208u + in_group * 2u);
+    // Q8_0 and Q6_K in their device layouts (q8_0_device_layout.glsl, q6_k_device_layout.glsl):
+    // the binding starts on a row (Q6_K: a group of 8 rows) and ends on one or at the tensor's
+    // end, so its rows are a tensor of their own to those files' offsets.
+    const uint row = index / pc.blocks_per_row, block = index % pc.blocks_per_row;
+    const uint rows = pc.block_count / pc.blocks_per_row;
+    const uint cols = pc.blocks_per_row * (FORMAT == 2 ? 32u : 256u);
+    if (FORMAT == 2) {
+      write_q8_0(state, q8_0_quants_byte(row, cols, block), q8_0_scale_byte(row, cols, block));
+    } else {
+      write_q6_k(state, q6_k_body_byte(row, cols, block), q6_k_d_byte(row, cols, block, rows));
+    }
   }
 }
