@@ -22,15 +22,38 @@ uint64_t partial_floats(uint32_t n_splits, uint32_t n_heads, uint32_t head_dim) 
   return uint64_t(n_splits) * n_heads * (head_dim + 2);
 }
 
+// Key positions per split for a query that sees `visible` keys, `heads` q heads per workgroup:
+// tuning.split, doubled toward tuning.target_workgroups.
+uint32_t split_for(const AttentionShape& s, uint32_t visible, uint32_t heads, const AttentionDecodeTuning& tuning) {
+  const uint64_t groups_x = s.n_heads / heads;
+  uint32_t split = tuning.split;
+  while (tuning.target_workgroups != 0 && split * 2 <= tuning.max_split &&
+         groups_x * ceil_div(visible, split) > tuning.target_workgroups) {
+    split *= 2;
+  }
+  return split;
+}
+
 // The tile of attn_decode, or of attn_decode_rope from the budget its prologue leaves (sized
-// for a whole GQA group, the most heads a tile can take).
-AttentionTile tile_for(const AttentionShape& s, const AttentionDecodeTuning& tuning, bool rope) {
+// for a whole GQA group, the most heads a tile can take). Its heads: tuning.heads when set,
+// else the most that fit while the dispatch keeps tuning.min_workgroups workgroups, else one.
+AttentionTile tile_for(const AttentionShape& s, uint32_t pos, const AttentionDecodeTuning& tuning, bool rope) {
   const uint64_t extra = rope ? attention_rope_shared_bytes(s.gqa_ratio(), s.head_dim) : 0;
   if (extra >= tuning.shared_bytes) {
     throw UsageError("attention decode: the RoPE prologue alone needs " + std::to_string(extra) +
                      " bytes of shared memory; the budget is " + std::to_string(tuning.shared_bytes));
   }
-  return decode_tile(s.gqa_ratio(), s.head_dim, tuning.threads, tuning.shared_bytes - extra);
+  const uint64_t budget = tuning.shared_bytes - extra;
+  AttentionTile tile = decode_tile(s.gqa_ratio(), s.head_dim, tuning.threads, budget, tuning.heads, tuning.keys);
+  if (tuning.heads != 0) return tile;
+  const uint32_t visible = attention_visible_keys(pos, s.window);
+  while (tile.heads > 1) {
+    const uint64_t workgroups =
+        uint64_t(s.n_heads / tile.heads) * ceil_div(visible, split_for(s, visible, tile.heads, tuning));
+    if (workgroups >= tuning.min_workgroups) break;
+    tile = decode_tile(s.gqa_ratio(), s.head_dim, tuning.threads, budget, tile.heads - 1, tuning.keys);
+  }
+  return tile;
 }
 
 void require_same(uint64_t rope, uint64_t attention, const char* field) {
@@ -120,15 +143,7 @@ uint32_t attention_visible_keys(uint32_t pos, uint32_t window) {
 
 uint32_t attention_decode_split(const AttentionShape& s, uint32_t pos, const AttentionDecodeTuning& tuning,
                                 bool rope) {
-  const uint32_t visible = attention_visible_keys(pos, s.window);
-  const uint32_t heads = tile_for(s, tuning, rope).heads;
-  const uint64_t groups_x = s.n_heads / heads;
-  uint32_t split = tuning.split;
-  while (tuning.target_workgroups != 0 && split * 2 <= tuning.max_split &&
-         groups_x * ceil_div(visible, split) > tuning.target_workgroups) {
-    split *= 2;
-  }
-  return split;
+  return split_for(s, attention_visible_keys(pos, s.window), tile_for(s, pos, tuning, rope).heads, tuning);
 }
 
 uint64_t attention_decode_scratch_bytes(uint32_t n_heads, uint32_t head_dim, uint32_t max_ctx,
@@ -154,7 +169,7 @@ std::vector<Op> attention_decode_ops(const AttentionDecodeProblem& p, const Bind
   require_bytes(p.o, head_floats * 4, "o");
   const bool rope = p.rope.has_value();
   if (rope) check_rope(p);
-  const AttentionTile tile = tile_for(s, tuning, rope);
+  const AttentionTile tile = tile_for(s, p.pos, tuning, rope);
   const uint32_t split = attention_decode_split(s, p.pos, tuning, rope);
   const uint32_t n_splits = ceil_div(attention_visible_keys(p.pos, s.window), split);
   if (rope && uint64_t(s.n_heads / tile.heads) * n_splits > tuning.rope_max_workgroups) {

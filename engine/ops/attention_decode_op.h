@@ -55,6 +55,14 @@ struct AttentionDecodeTuning {
   uint32_t target_workgroups = 1024;
   uint32_t max_split = 1024;
   uint32_t threads = 128;                         // attn_decode workgroup size, a power of two
+  // Q heads per workgroup. 0: the most of a GQA group that fit the shared memory while the
+  // dispatch keeps min_workgroups workgroups, else one. A short context is one dispatch's
+  // latency, not its reads: on an H200 (h32kv8d128, attn_decode_rope) one head per workgroup took
+  // 5.67 us against 6.93 for the whole group at 64 keys (32 workgroups against 8), and 11.3
+  // against 12.7 at 512 (256 against 64); from 4096 keys on, whole groups are faster.
+  uint32_t heads = 0;
+  uint32_t min_workgroups = 256;
+  uint32_t keys = 0;  // at most this many key positions per tile (0: the largest that fits)
   uint64_t shared_bytes = kAttentionSharedBudget; // the device's shared memory a tile may use
   uint32_t merge_threads = 128;  // attn_merge workgroup size, a power of two >= 8
   // attn_decode_rope only up to this many attention workgroups; past it the RoPE runs as its

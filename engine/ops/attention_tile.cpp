@@ -59,10 +59,13 @@ uint64_t attention_shared_bytes(const AttentionTile& t, uint32_t head_dim) {
          + 2 * rows * 4;               // m_s
 }
 
-AttentionTile decode_tile(uint32_t ratio, uint32_t head_dim, uint32_t threads, uint64_t budget) {
-  for (uint32_t heads = ratio; heads >= 1; --heads) {
+AttentionTile decode_tile(uint32_t ratio, uint32_t head_dim, uint32_t threads, uint64_t budget,
+                          uint32_t max_heads, uint32_t max_keys) {
+  const uint32_t first_heads = max_heads == 0 ? ratio : std::min(ratio, max_heads);
+  for (uint32_t heads = first_heads; heads >= 1; --heads) {
     if (ratio % heads != 0) continue;
     for (uint32_t keys : kKeyTiles) {
+      if (max_keys != 0 && keys > max_keys) continue;
       const AttentionTile tile = with_parts({heads, 1, keys, 1, threads}, head_dim);
       if (fits(tile, head_dim, budget)) return tile;
     }

@@ -28,9 +28,11 @@ struct AttentionTile {
 uint64_t attention_shared_bytes(const AttentionTile& tile, uint32_t head_dim);
 
 // Decode: all q heads of a GQA group when they fit, else the largest divisor that does; then
-// the largest key tile.
+// the largest key tile. `max_heads` (0: the whole group) and `max_keys` (0: 64) cap the two,
+// for the tuning sweeps.
 AttentionTile decode_tile(uint32_t gqa_ratio, uint32_t head_dim, uint32_t threads,
-                          uint64_t shared_budget = kAttentionSharedBudget);
+                          uint64_t shared_budget = kAttentionSharedBudget, uint32_t max_heads = 0,
+                          uint32_t max_keys = 0);
 
 // Prefill: about `rows` query rows (HEADS of a GQA group times tokens), fewer when the head
 // dim leaves no room; key tiles of at least 16 before the rows shrink.

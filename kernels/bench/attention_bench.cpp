@@ -54,7 +54,7 @@ AttentionDecodeRope rope_inputs(BenchEnv& env, BenchCase& c, const AttentionShap
   return {qk, v};
 }
 
-BenchCase decode_case(BenchEnv& env, uint32_t ctx, bool rope) {
+BenchCase decode_case(BenchEnv& env, uint32_t ctx, bool rope, const AttentionDecodeTuning& tuning = {}) {
   BenchCase c;
   AttentionShape s = env.shapes().attention;
   s.max_ctx = ctx;
@@ -63,7 +63,7 @@ BenchCase decode_case(BenchEnv& env, uint32_t ctx, bool rope) {
       keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, q_floats, 3, "q"));
   const Buffer& o = keep(c, Buffer(env.device(), q_floats * 4, MemoryUse::Device, "o"));
   const uint64_t scratch_bytes =
-      attention_decode_scratch_bytes(s.n_heads, s.head_dim, ctx, AttentionDecodeTuning{}.split);
+      attention_decode_scratch_bytes(s.n_heads, s.head_dim, ctx, tuning.split);
   const Buffer& scratch = keep(c, Buffer(env.device(), std::max<uint64_t>(scratch_bytes, 256),
                                          MemoryUse::Device, "attention scratch"));
   const BindingLimits limits = BindingLimits::of(env.info());
@@ -72,7 +72,7 @@ BenchCase decode_case(BenchEnv& env, uint32_t ctx, bool rope) {
   for (const KvCacheView& cache : kv_copies(env, c, s)) {
     const AttentionDecodeProblem p{
         s, cache, TensorView::whole(q), TensorView::whole(o), TensorView::whole(scratch), ctx - 1, own_token};
-    const auto ops = attention_decode_ops(p, limits);
+    const auto ops = attention_decode_ops(p, limits, tuning);
     c.round.insert(c.round.end(), ops.begin(), ops.end());
   }
   c.cost = attention_decode_cost(s, ctx);
@@ -108,6 +108,28 @@ void register_attention_benchmarks(GpuBenchmarks& benchmarks) {
                    [=](BenchEnv& env) { return decode_case(env, ctx, false); });
     benchmarks.add("attn_decode_rope/" + shapes.attention_name() + "/ctx:" + std::to_string(ctx),
                    [=](BenchEnv& env) { return decode_case(env, ctx, true); });
+  }
+  // The decode kernel with the RoPE under each candidate tile and minimum split (which still
+  // doubles toward the tuning's target workgroups on long contexts).
+  for (const uint32_t ctx : shapes.decode_contexts) {
+    for (const uint32_t heads : {1u, 2u, 4u}) {
+      for (const uint32_t threads : {64u, 128u, 256u}) {
+        for (const uint32_t keys : {16u, 32u, 64u}) {
+          for (const uint32_t split : {16u, 32u, 64u}) {
+            AttentionDecodeTuning tuning;
+            tuning.heads = heads;
+            tuning.threads = threads;
+            tuning.keys = keys;
+            tuning.split = split;
+            const std::string name = "attn_decode_rope_tuning/" + shapes.attention_name() + "/ctx:" +
+                                     std::to_string(ctx) + "/heads:" + std::to_string(heads) + "/threads:" +
+                                     std::to_string(threads) + "/keys:" + std::to_string(keys) +
+                                     "/split:" + std::to_string(split);
+            benchmarks.add(name, [=](BenchEnv& env) { return decode_case(env, ctx, true, tuning); });
+          }
+        }
+      }
+    }
   }
   const uint32_t tokens = shapes.prefill_tokens;
   benchmarks.add("attn_prefill/" + shapes.attention_name() + "/tokens:" + std::to_string(tokens),

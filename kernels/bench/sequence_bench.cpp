@@ -51,7 +51,7 @@ void register_sequence_benchmarks(GpuBenchmarks& benchmarks) {
   const std::string norm = "rmsnorm_quantize/n:" + std::to_string(s.hidden) + "/cols:1";
   const std::string glu = "glu_quantize/n:" + std::to_string(s.ffn) + "/cols:1";
   const std::string rope = "qk_norm_rope_kv/" + s.attention_name() + "/cols:1";
-  const std::string attention = "attn_decode/" + s.attention_name() + "/ctx:" + std::to_string(s.decode_contexts.front());
+  const std::string attention = "attn_decode/" + s.attention_name() + "/ctx:" + std::to_string(s.sequence_context);
   const std::string floor = "dispatch_floor/fill_zero:64";
 
   add_sequence(benchmarks, "dmmv_attn+fill_zero", {dmmv("attn"), floor});
@@ -67,7 +67,7 @@ void register_sequence_benchmarks(GpuBenchmarks& benchmarks) {
                 "dmmv_intdot/q4_k/dmmv/" + stack + "/num_cols:1", glu, dmmv("ffn_down")});
   add_sequence(benchmarks, "int8_decode_layer_rope_in_attention",
                {norm, dmmv("attn"), "attn_decode_rope/" + s.attention_name() + "/ctx:" +
-                std::to_string(s.decode_contexts.front()), dmmv("attn"), norm,
+                std::to_string(s.sequence_context), dmmv("attn"), norm,
                 "dmmv_intdot/q4_k/dmmv/" + stack + "/num_cols:1", glu, dmmv("ffn_down")});
 }
 

@@ -25,7 +25,7 @@ ShapeSet model_shapes() {
   s.projections = {
       {"attn", 4096, 4096}, {"ffn_down", 4096, 14336}, {"ffn_up", 14336, 4096}, {"lm_head", 151936, 4096}};
   s.attention = attention(32, 8, 128);
-  s.decode_contexts = {512, 4096, 32768};
+  s.decode_contexts = {64, 512, 4096, 32768};
   s.prefill_tokens = 512;
   s.matmul_tokens = {128, 512};
   s.hidden = 4096;

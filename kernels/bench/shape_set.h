@@ -27,6 +27,7 @@ struct ShapeSet {
   std::vector<ProjectionShape> projections;
   AttentionShape attention;               // heads, kv heads, head dim (max_ctx set per case)
   std::vector<uint32_t> decode_contexts;  // context lengths of the decode attention
+  uint32_t sequence_context = 512;        // the attention's context in the sequence benchmarks
   uint32_t prefill_tokens = 512;          // C of prefill attention and the matmul's largest N
   std::vector<uint32_t> matmul_tokens;    // N of the matmul benchmarks
   uint32_t hidden = 0;                    // rmsnorm width

@@ -1,7 +1,9 @@
 // Decode attention: one query token at position pos against cache positions [first, pos],
 // first = max(0, pos - window + 1) (window 0: first = 0). Workgroup (x, y) takes the HEADS
-// q heads x * HEADS.. of one GQA group and split y, keys [first + y * split, + split), so the
-// kv head's K/V are read once per split for all of its q heads.
+// q heads x * HEADS.. of one GQA group and split y, keys [first + y * split, + split). With
+// HEADS a whole group the kv head's K/V are read once per split for all of its q heads; on
+// short contexts the op builder takes fewer heads per workgroup, so that more workgroups share
+// what is then latency rather than reads (AttentionDecodeTuning::heads).
 //   PARTIAL = 0: one split covers every key; writes the normalized output.
 //   PARTIAL = 1: writes the split's unnormalized output and (max, sum) to the scratch buffer
 //                for attn_merge (layout in engine/ops/attention_decode_op.h).

@@ -42,12 +42,13 @@ struct RopeCase {
   uint32_t ctx;         // the query sits at pos = ctx - 1
   uint32_t window = 0;  // 0 = none
   uint32_t split = 0;   // fixed split (0: one split covers the context)
+  uint32_t heads = 0;   // q heads per workgroup (0: as many of a GQA group as fit)
 };
 
 void PrintTo(const RopeCase& c, std::ostream* os) {
   *os << (c.style == RopeStyle::Neox ? "neox" : "normal") << (c.qk_norm ? " norm" : "") << (c.add_one ? " 1+w" : "")
       << " heads=" << c.n_heads << "/" << c.n_kv_heads << " d=" << c.head_dim << " rope_dims=" << c.rope_dims
-      << " ctx=" << c.ctx << " window=" << c.window << " split=" << c.split;
+      << " ctx=" << c.ctx << " window=" << c.window << " split=" << c.split << " heads=" << c.heads;
 }
 
 // One attention layer of one decode token: the projected [q | k | v | pad] column, the norms,
@@ -72,6 +73,8 @@ Layer make_layer(const RopeCase& c, const std::vector<float>& column, const std:
   AttentionDecodeTuning tuning;
   tuning.split = c.split != 0 ? c.split : 4096;
   tuning.target_workgroups = 0;
+  tuning.min_workgroups = 0;  // the tile the case names, whatever the workgroups
+  tuning.heads = c.heads;
   const uint64_t scratch_bytes =
       std::max<uint64_t>(16, attention_decode_scratch_bytes(c.n_heads, c.head_dim, shape.max_ctx, tuning.split));
   Layer l{upload_floats(column, "qkv"),
@@ -199,7 +202,10 @@ INSTANTIATE_TEST_SUITE_P(
                       RopeCase{RopeStyle::Neox, true, true, 4, 2, 256, 256, 150, 100, 64},  // Gemma sliding
                       RopeCase{RopeStyle::Neox, true, true, 2, 1, 512, 512, 40},            // Gemma global
                       RopeCase{RopeStyle::Normal, false, false, 4, 4, 64, 64, 70, 0, 16},   // MHA, 5 splits
-                      RopeCase{RopeStyle::Normal, true, false, 16, 2, 64, 32, 12}));        // GQA 8, partial
+                      RopeCase{RopeStyle::Normal, true, false, 16, 2, 64, 32, 12},          // GQA 8, partial
+                      RopeCase{RopeStyle::Neox, true, false, 8, 2, 128, 128, 17, 0, 0, 1},  // one head a workgroup
+                      RopeCase{RopeStyle::Neox, true, false, 8, 2, 128, 128, 200, 0, 64, 2},  // half a group, splits
+                      RopeCase{RopeStyle::Normal, true, false, 16, 2, 64, 32, 12, 0, 0, 1}));  // 8 writers' row
 
 TEST_F(GpuTest, AttentionDecodeRopeQuantizesWhatItWrites) {
   if (!build_info().has_intdot_shaders) GTEST_SKIP() << "the build has no integer-dot kernels";

@@ -21,11 +21,13 @@ struct DecodeCase {
   uint32_t window = 0;  // 0 = none
   uint32_t split = 256;  // fixed split; 0: the builder's default tuning (split chosen by it)
   bool boost_window_edge = false;  // V at the window's first key far from the rest
+  uint32_t heads = 0;  // q heads per workgroup with a fixed split (0: as many of a group as fit)
 };
 
 void PrintTo(const DecodeCase& c, std::ostream* os) {
   *os << c.n_heads << "/" << c.n_kv_heads << " heads, d" << c.head_dim << ", ctx " << c.ctx
-      << ", window " << c.window << ", split " << c.split << (c.boost_window_edge ? ", edge" : "");
+      << ", window " << c.window << ", split " << c.split << (c.boost_window_edge ? ", edge" : "")
+      << ", heads " << c.heads;
 }
 
 struct DecodeRun {
@@ -66,6 +68,8 @@ DecodeRun run_decode(const DecodeCase& c, uint32_t seed) {
   if (c.split != 0) {
     tuning.split = c.split;
     tuning.target_workgroups = 0;  // exactly the case's split
+    tuning.min_workgroups = 0;     // and the tile the case names, whatever the workgroups
+    tuning.heads = c.heads;
   }
   const auto ops = attention_decode_ops(problem, BindingLimits::of(device().info()), tuning);
   run_ops(ops, BarrierPolicy::Ledger);
@@ -109,6 +113,10 @@ std::vector<DecodeCase> decode_cases() {
   list.push_back({8, 2, 128, 100, 100, s, true});     // window exactly the context
   list.push_back({4, 2, 64, 90, 0, 16});              // many short splits
   list.push_back({8, 2, 128, 2000, 0, 0});            // the default tuning
+  list.push_back({8, 2, 128, 40, 0, 0});              // the default at a short context: one head a workgroup
+  list.push_back({16, 2, 512, 300, 0, 0});            // the same at d512
+  list.push_back({8, 2, 128, 300, 0, s, false, 1});   // one head a workgroup, two splits
+  list.push_back({8, 2, 128, 300, 0, s, false, 2});   // half a group
   list.push_back({6, 2, 128, 300});                   // ratio 3: rows not a power of two
   list.push_back({16, 2, 512, 300});                  // ratio 8 at d512: half a GQA group per workgroup
   return list;

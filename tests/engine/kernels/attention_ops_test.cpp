@@ -48,6 +48,7 @@ TEST(AttentionOps, DecodeSplitGrowsToTheWorkgroupTarget) {
   AttentionDecodeTuning tuning;
   tuning.split = 64;
   tuning.target_workgroups = 8;
+  tuning.min_workgroups = 0;  // whole GQA groups: the heads rule has a test of its own
   EXPECT_EQ(attention_decode_split(f.shape, 63, tuning), 64u);    // 1 split
   EXPECT_EQ(attention_decode_split(f.shape, 255, tuning), 64u);   // 4 splits, 8 workgroups
   EXPECT_EQ(attention_decode_split(f.shape, 256, tuning), 128u);  // 5 would be 10 workgroups
@@ -57,6 +58,33 @@ TEST(AttentionOps, DecodeSplitGrowsToTheWorkgroupTarget) {
   const auto ops = attention_decode_ops(f.decode(1023), kLimits, tuning);  // scratch sized at 64 fits
   ASSERT_EQ(ops.size(), 2u);
   EXPECT_EQ(ops[0].groups[1], 8u);
+}
+
+// Fewer q heads per workgroup while the dispatch has fewer than min_workgroups workgroups:
+// a short context's attention is latency, and more workgroups share it.
+TEST(AttentionOps, DecodeHeadsShrinkWhileWorkgroupsAreFew) {
+  Fixture f;  // 8 q heads in 2 GQA groups of 4
+  AttentionDecodeTuning tuning;
+  tuning.split = 64;
+  tuning.target_workgroups = 0;
+  tuning.min_workgroups = 8;
+  const auto groups = [&](uint32_t pos) {
+    const auto ops = attention_decode_ops(f.decode(pos), kLimits, tuning);
+    return std::pair{ops[0].groups[0], ops[0].groups[1]};
+  };
+  EXPECT_EQ(groups(63), std::pair(8u, 1u));   // 1 split: whole groups 2, pairs 4, single heads 8
+  EXPECT_EQ(groups(127), std::pair(4u, 2u));  // 2 splits: pairs reach 8
+  EXPECT_EQ(groups(255), std::pair(2u, 4u));  // 4 splits: whole groups reach 8
+  tuning.min_workgroups = 1000;               // never reached: one head per workgroup
+  EXPECT_EQ(groups(255), std::pair(8u, 4u));
+  tuning.heads = 3;                           // set: the largest divisor of the group within it
+  EXPECT_EQ(groups(63), std::pair(4u, 1u));
+  tuning.heads = 4;
+  EXPECT_EQ(groups(63), std::pair(2u, 1u));
+  tuning.heads = 0;                           // the split still grows past the workgroup target
+  tuning.min_workgroups = 8;
+  tuning.target_workgroups = 8;
+  EXPECT_EQ(attention_decode_split(f.shape, 1023, tuning), 256u);  // whole groups: 2 x 4 splits
 }
 
 TEST(AttentionOps, ScratchCoversTheLongestContext) {
