@@ -23,8 +23,10 @@ uint64_t partial_floats(uint32_t n_splits, uint32_t n_heads, uint32_t head_dim) 
 }
 
 // Key positions per split for a query that sees `visible` keys, `heads` q heads per workgroup:
-// tuning.split, doubled toward tuning.target_workgroups.
+// all of them up to tuning.one_split_max, else tuning.split doubled toward
+// tuning.target_workgroups.
 uint32_t split_for(const AttentionShape& s, uint32_t visible, uint32_t heads, const AttentionDecodeTuning& tuning) {
+  if (visible <= tuning.one_split_max) return std::max(tuning.split, visible);
   const uint64_t groups_x = s.n_heads / heads;
   uint32_t split = tuning.split;
   while (tuning.target_workgroups != 0 && split * 2 <= tuning.max_split &&

@@ -49,6 +49,10 @@ struct AttentionDecodeProblem {
 
 struct AttentionDecodeTuning {
   uint32_t split = 64;  // the smallest split, key positions; scratch is sized by it
+  // Contexts of up to this many keys run as one split, with no merge: on an H200
+  // (h32kv8d128, one head per workgroup) 128 keys took 8.0 us as one split against 10.0 as two
+  // and the merge, while 192 keys took 11.4 as one against 10.5 as three. 0: `split` decides.
+  uint32_t one_split_max = 128;
   // Splits double (up to max_split) while attn_decode would run more workgroups than this:
   // enough to keep every SM busy, few enough that the merge stays cheap (1024, about 8 per SM,
   // was best on an H200 from 512 to 131072 positions). 0 keeps `split` fixed.

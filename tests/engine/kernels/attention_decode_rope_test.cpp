@@ -73,6 +73,7 @@ Layer make_layer(const RopeCase& c, const std::vector<float>& column, const std:
   AttentionDecodeTuning tuning;
   tuning.split = c.split != 0 ? c.split : 4096;
   tuning.target_workgroups = 0;
+  tuning.one_split_max = 0;
   tuning.min_workgroups = 0;  // the tile the case names, whatever the workgroups
   tuning.heads = c.heads;
   const uint64_t scratch_bytes =

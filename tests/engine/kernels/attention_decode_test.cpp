@@ -68,6 +68,7 @@ DecodeRun run_decode(const DecodeCase& c, uint32_t seed) {
   if (c.split != 0) {
     tuning.split = c.split;
     tuning.target_workgroups = 0;  // exactly the case's split
+    tuning.one_split_max = 0;
     tuning.min_workgroups = 0;     // and the tile the case names, whatever the workgroups
     tuning.heads = c.heads;
   }
@@ -114,6 +115,7 @@ std::vector<DecodeCase> decode_cases() {
   list.push_back({4, 2, 64, 90, 0, 16});              // many short splits
   list.push_back({8, 2, 128, 2000, 0, 0});            // the default tuning
   list.push_back({8, 2, 128, 40, 0, 0});              // the default at a short context: one head a workgroup
+  list.push_back({8, 2, 128, 100, 0, 0});             // the default: one split past the smallest
   list.push_back({16, 2, 512, 300, 0, 0});            // the same at d512
   list.push_back({8, 2, 128, 300, 0, s, false, 1});   // one head a workgroup, two splits
   list.push_back({8, 2, 128, 300, 0, s, false, 2});   // half a group

@@ -43,6 +43,22 @@ TEST(AttentionOps, DecodeSplitsOnlyPastOneSplit) {
   EXPECT_EQ(attention_decode_ops(f.decode(1000), kLimits, fixed).size(), 1u);
 }
 
+// Up to one_split_max keys the context is one split whatever the smallest split: a merge
+// costs more than the keys a second split would take.
+TEST(AttentionOps, ShortContextsRunAsOneSplit) {
+  Fixture f;
+  AttentionDecodeTuning tuning;
+  tuning.split = 64;
+  tuning.one_split_max = 128;
+  EXPECT_EQ(attention_decode_ops(f.decode(127), kLimits, tuning).size(), 1u);  // 128 keys
+  EXPECT_EQ(attention_decode_split(f.shape, 127, tuning), 128u);
+  const auto two = attention_decode_ops(f.decode(128), kLimits, tuning);       // 129 keys: 3 splits
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].groups[1], 3u);
+  tuning.one_split_max = 0;
+  EXPECT_EQ(attention_decode_ops(f.decode(127), kLimits, tuning).size(), 2u);
+}
+
 TEST(AttentionOps, DecodeSplitGrowsToTheWorkgroupTarget) {
   Fixture f;  // 8 q heads in 2 GQA groups: 2 workgroups per split
   AttentionDecodeTuning tuning;
@@ -67,6 +83,7 @@ TEST(AttentionOps, DecodeHeadsShrinkWhileWorkgroupsAreFew) {
   AttentionDecodeTuning tuning;
   tuning.split = 64;
   tuning.target_workgroups = 0;
+  tuning.one_split_max = 0;
   tuning.min_workgroups = 8;
   const auto groups = [&](uint32_t pos) {
     const auto ops = attention_decode_ops(f.decode(pos), kLimits, tuning);

@@ -163,6 +163,7 @@ TEST_P(AttentionQuantizeTest, WritesTheBitsOfAttentionThenQuantizeX) {
   if (c.split != 0) {
     tuning.split = c.split;
     tuning.target_workgroups = 0;
+    tuning.one_split_max = 0;
   }
   const uint64_t scratch_bytes = std::max<uint64_t>(
       16, attention_decode_scratch_bytes(c.n_heads, c.head_dim, shape.max_ctx, tuning.split));
