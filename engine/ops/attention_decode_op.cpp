@@ -172,8 +172,9 @@ std::vector<Op> attention_decode_ops(const AttentionDecodeProblem& p, const Bind
   const bool rope = p.rope.has_value();
   if (rope) check_rope(p);
   const AttentionTile tile = tile_for(s, p.pos, tuning, rope);
-  const uint32_t split = attention_decode_split(s, p.pos, tuning, rope);
-  const uint32_t n_splits = ceil_div(attention_visible_keys(p.pos, s.window), split);
+  const uint32_t visible = attention_visible_keys(p.pos, s.window);
+  const uint32_t split = split_for(s, visible, tile.heads, tuning);
+  const uint32_t n_splits = ceil_div(visible, split);
   if (rope && uint64_t(s.n_heads / tile.heads) * n_splits > tuning.rope_max_workgroups) {
     return rope_then_attention(p, limits, tuning);
   }

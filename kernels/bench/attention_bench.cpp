@@ -8,6 +8,7 @@
 
 #include "engine/ops/attention_decode_op.h"
 #include "engine/ops/attention_prefill_op.h"
+#include "engine/ops/attention_tile.h"
 #include "kernels/bench/benchmarks.h"
 #include "kernels/bench/rotation.h"
 #include "kernels/bench/synthetic_fill.h"
@@ -109,18 +110,27 @@ void register_attention_benchmarks(GpuBenchmarks& benchmarks) {
     benchmarks.add("attn_decode_rope/" + shapes.attention_name() + "/ctx:" + std::to_string(ctx),
                    [=](BenchEnv& env) { return decode_case(env, ctx, true); });
   }
-  // The decode kernel with the RoPE under each candidate tile and minimum split (which still
-  // doubles toward the tuning's target workgroups on long contexts).
+  // The decode kernel with the RoPE under each candidate tile and smallest split (which still
+  // doubles toward the tuning's target workgroups on long contexts; short contexts are not run
+  // as one split here, so the split is the one named). A tile that does not fit the shared
+  // memory as named (decode_tile would take fewer heads or keys) is left out, not run under a
+  // name it does not have.
+  const AttentionShape& s = shapes.attention;
+  const uint64_t budget =
+      AttentionDecodeTuning{}.shared_bytes - attention_rope_shared_bytes(s.gqa_ratio(), s.head_dim);
   for (const uint32_t ctx : shapes.decode_contexts) {
     for (const uint32_t heads : {1u, 2u, 4u}) {
       for (const uint32_t threads : {64u, 128u, 256u}) {
         for (const uint32_t keys : {16u, 32u, 64u}) {
+          const AttentionTile tile = decode_tile(s.gqa_ratio(), s.head_dim, threads, budget, heads, keys);
+          if (tile.heads != heads || tile.keys != keys) continue;
           for (const uint32_t split : {16u, 32u, 64u}) {
             AttentionDecodeTuning tuning;
             tuning.heads = heads;
             tuning.threads = threads;
             tuning.keys = keys;
             tuning.split = split;
+            tuning.one_split_max = 0;
             const std::string name = "attn_decode_rope_tuning/" + shapes.attention_name() + "/ctx:" +
                                      std::to_string(ctx) + "/heads:" + std::to_string(heads) + "/threads:" +
                                      std::to_string(threads) + "/keys:" + std::to_string(keys) +
