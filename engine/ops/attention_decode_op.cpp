@@ -22,15 +22,22 @@ uint64_t partial_floats(uint32_t n_splits, uint32_t n_heads, uint32_t head_dim) 
   return uint64_t(n_splits) * n_heads * (head_dim + 2);
 }
 
+// The workgroups the split aims at: rope_max_workgroups where the RoPE runs inside and the
+// context is at most rope_max_keys (so it stays inside), else target_workgroups (0: none).
+uint32_t workgroup_target(uint32_t visible, const AttentionDecodeTuning& tuning, bool rope) {
+  const bool keep_rope_in = rope && visible <= tuning.rope_max_keys && tuning.target_workgroups != 0;
+  return keep_rope_in ? std::min(tuning.target_workgroups, tuning.rope_max_workgroups) : tuning.target_workgroups;
+}
+
 // Key positions per split for a query that sees `visible` keys, `heads` q heads per workgroup:
-// all of them up to tuning.one_split_max, else tuning.split doubled toward
-// tuning.target_workgroups.
-uint32_t split_for(const AttentionShape& s, uint32_t visible, uint32_t heads, const AttentionDecodeTuning& tuning) {
+// all of them up to tuning.one_split_max, else tuning.split doubled toward workgroup_target.
+uint32_t split_for(const AttentionShape& s, uint32_t visible, uint32_t heads, const AttentionDecodeTuning& tuning,
+                   bool rope) {
   if (visible <= tuning.one_split_max) return std::max(tuning.split, visible);
   const uint64_t groups_x = s.n_heads / heads;
+  const uint32_t target = workgroup_target(visible, tuning, rope);
   uint32_t split = tuning.split;
-  while (tuning.target_workgroups != 0 && split * 2 <= tuning.max_split &&
-         groups_x * ceil_div(visible, split) > tuning.target_workgroups) {
+  while (target != 0 && split * 2 <= tuning.max_split && groups_x * ceil_div(visible, split) > target) {
     split *= 2;
   }
   return split;
@@ -51,7 +58,7 @@ AttentionTile tile_for(const AttentionShape& s, uint32_t pos, const AttentionDec
   const uint32_t visible = attention_visible_keys(pos, s.window);
   while (tile.heads > 1) {
     const uint64_t workgroups =
-        uint64_t(s.n_heads / tile.heads) * ceil_div(visible, split_for(s, visible, tile.heads, tuning));
+        uint64_t(s.n_heads / tile.heads) * ceil_div(visible, split_for(s, visible, tile.heads, tuning, rope));
     if (workgroups >= tuning.min_workgroups) break;
     tile = decode_tile(s.gqa_ratio(), s.head_dim, tuning.threads, budget, tile.heads - 1, tuning.keys);
   }
@@ -145,7 +152,7 @@ uint32_t attention_visible_keys(uint32_t pos, uint32_t window) {
 
 uint32_t attention_decode_split(const AttentionShape& s, uint32_t pos, const AttentionDecodeTuning& tuning,
                                 bool rope) {
-  return split_for(s, attention_visible_keys(pos, s.window), tile_for(s, pos, tuning, rope).heads, tuning);
+  return split_for(s, attention_visible_keys(pos, s.window), tile_for(s, pos, tuning, rope).heads, tuning, rope);
 }
 
 uint64_t attention_decode_scratch_bytes(uint32_t n_heads, uint32_t head_dim, uint32_t max_ctx,
@@ -173,7 +180,7 @@ std::vector<Op> attention_decode_ops(const AttentionDecodeProblem& p, const Bind
   if (rope) check_rope(p);
   const AttentionTile tile = tile_for(s, p.pos, tuning, rope);
   const uint32_t visible = attention_visible_keys(p.pos, s.window);
-  const uint32_t split = split_for(s, visible, tile.heads, tuning);
+  const uint32_t split = split_for(s, visible, tile.heads, tuning, rope);
   const uint32_t n_splits = ceil_div(visible, split);
   if (rope && uint64_t(s.n_heads / tile.heads) * n_splits > tuning.rope_max_workgroups) {
     return rope_then_attention(p, limits, tuning);

@@ -48,14 +48,18 @@ struct AttentionDecodeProblem {
 };
 
 struct AttentionDecodeTuning {
-  uint32_t split = 64;  // the smallest split, key positions; scratch is sized by it
+  // The smallest split, key positions; scratch is sized by it. On an H200 (h32kv8d128,
+  // attn_decode_rope) 32 took 9.8 / 10.4 / 11.6 / 13.8 us at 256 / 512 / 1024 / 2048 keys against
+  // 10.8 / 11.3 / 12.5 / 14.8 for 64.
+  uint32_t split = 32;
   // Contexts of up to this many keys run as one split, with no merge: on an H200
   // (h32kv8d128, one head per workgroup) 128 keys took 8.0 us as one split against 10.0 as two
   // and the merge, while 192 keys took 11.4 as one against 10.5 as three. 0: `split` decides.
   uint32_t one_split_max = 128;
   // Splits double (up to max_split) while attn_decode would run more workgroups than this:
   // enough to keep every SM busy, few enough that the merge stays cheap (1024, about 8 per SM,
-  // was best on an H200 from 512 to 131072 positions). 0 keeps `split` fixed.
+  // was best on an H200 from 512 to 131072 positions; rope_max_keys says where the RoPE inside
+  // lowers it). 0 keeps `split` fixed.
   uint32_t target_workgroups = 1024;
   uint32_t max_split = 1024;
   uint32_t threads = 128;                         // attn_decode workgroup size, a power of two
@@ -75,6 +79,11 @@ struct AttentionDecodeTuning {
   // pair at 512 keys (64 workgroups) and 18.0 against 15.9 + 3.9 at 4096 (512), but 68.2
   // against 58.4 + 3.9 at 32768 (1024 workgroups).
   uint32_t rope_max_workgroups = 512;
+  // With the RoPE inside, contexts of up to this many keys aim the split at rope_max_workgroups
+  // instead of target_workgroups, so they keep the RoPE in: on an H200 (h32kv8d128, split 32)
+  // 8192 keys took 24.4 us in 512 workgroups against 28.3 for 1024 and the separate RoPE, while
+  // 32768 took 65.5 against 62.9. 0: target_workgroups everywhere.
+  uint32_t rope_max_keys = 8192;
 };
 
 struct AttnDecodePush {

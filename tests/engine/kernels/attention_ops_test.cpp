@@ -76,6 +76,29 @@ TEST(AttentionOps, DecodeSplitGrowsToTheWorkgroupTarget) {
   EXPECT_EQ(ops[0].groups[1], 8u);
 }
 
+// With the RoPE inside the attention, contexts up to rope_max_keys aim the split at
+// rope_max_workgroups, so the dispatch keeps the RoPE in; longer ones aim at target_workgroups
+// (and then run the RoPE as its own dispatch).
+TEST(AttentionOps, DecodeSplitKeepsTheRopeInUpToRopeMaxKeys) {
+  Fixture f;  // 8 q heads in 2 GQA groups of 4
+  AttentionDecodeTuning tuning;
+  tuning.split = 64;
+  tuning.one_split_max = 0;
+  tuning.heads = 4;  // whole groups: 2 workgroups per split
+  tuning.target_workgroups = 8;
+  tuning.rope_max_workgroups = 4;
+  tuning.rope_max_keys = 512;
+  EXPECT_EQ(attention_decode_split(f.shape, 255, tuning, false), 64u);  // 4 splits, 8 workgroups
+  EXPECT_EQ(attention_decode_split(f.shape, 255, tuning, true), 128u);  // 2 splits, 4 workgroups
+  EXPECT_EQ(attention_decode_split(f.shape, 511, tuning, true), 256u);   // 512 keys: still in
+  EXPECT_EQ(attention_decode_split(f.shape, 1023, tuning, true), 256u);  // past it: 4 splits, 8 workgroups
+  EXPECT_EQ(attention_decode_split(f.shape, 1023, tuning, false), 256u);
+  tuning.rope_max_keys = 1024;
+  EXPECT_EQ(attention_decode_split(f.shape, 1023, tuning, true), 512u);  // 2 splits, 4 workgroups
+  tuning.rope_max_keys = 0;  // the plain target everywhere
+  EXPECT_EQ(attention_decode_split(f.shape, 255, tuning, true), 64u);
+}
+
 // Fewer q heads per workgroup while the dispatch has fewer than min_workgroups workgroups:
 // a short context's attention is latency, and more workgroups share it.
 TEST(AttentionOps, DecodeHeadsShrinkWhileWorkgroupsAreFew) {
