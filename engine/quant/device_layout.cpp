@@ -1,18 +1,21 @@
 #include "engine/quant/device_layout.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 
+#include "engine/quant/blocks.h"
 #include "harness/errors.h"
 
 namespace pb {
 namespace {
 
+static_assert(kQ6_KBodyBytes == offsetof(BlockQ6_K, d), "a Q6_K body is the block up to its d");
+
 constexpr uint64_t kQ8_0QuantBytes = 32;
 constexpr uint64_t kQ8_0ScaleBytes = 2;
-constexpr uint64_t kQ6_KBodyBytes = 208;  // ql, qh and scales: all of a block but its d
 constexpr uint64_t kQ6_KGroupRows = 8;
 
 // Rows in `from`, or std::invalid_argument: a caller bug, not bad input.

@@ -57,11 +57,12 @@ inline uint64_t q8_0_device_quants_at(uint64_t block) { return block * 32; }
 inline uint64_t q8_0_device_scale_at(uint64_t blocks, uint64_t block) { return blocks * 32 + block * 2; }
 // Q6_K: from the start of a group of `group_rows` rows (8, fewer in a tensor's last), block b
 // of its row r of rows of `blocks` blocks.
+inline constexpr uint64_t kQ6_KBodyBytes = 208;  // ql, qh and scales: all of a block but its d
 inline uint64_t q6_k_device_body_at(uint64_t blocks, uint64_t r, uint64_t block) {
-  return (r * blocks + block) * 208;
+  return (r * blocks + block) * kQ6_KBodyBytes;
 }
 inline uint64_t q6_k_device_d_at(uint64_t blocks, uint64_t group_rows, uint64_t r, uint64_t block) {
-  return group_rows * blocks * 208 + (r * blocks + block) * 2;
+  return group_rows * blocks * kQ6_KBodyBytes + (r * blocks + block) * 2;
 }
 
 }  // namespace pb

@@ -141,7 +141,9 @@ TEST(QuantOps, SynthPiecesStartOnAlignedOffsetsAndOnRows) {
       EXPECT_EQ(p.first, next) << format_name(f);
       EXPECT_EQ(p.first * block_bytes(f) % 64, 0u) << format_name(f);
       EXPECT_LE(p.count * block_bytes(f), info.max_storage_buffer_range) << format_name(f);
-      if (has_device_layout(f)) EXPECT_EQ(p.first % (per_row * device_rows_multiple(f)), 0u) << format_name(f);
+      if (has_device_layout(f)) {
+        EXPECT_EQ(p.first % (per_row * device_rows_multiple(f)), 0u) << format_name(f);
+      }
       next = p.first + p.count;
     }
     EXPECT_EQ(next, rows * per_row) << format_name(f);
