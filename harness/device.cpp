@@ -39,6 +39,7 @@ Device::Device(Instance& instance, VkPhysicalDevice physical, DeviceInfo info)
   require(c.timeline_semaphore, info_, "timeline semaphores");
   require(c.synchronization2, info_, "synchronization2");
   require(c.subgroup_arithmetic, info_, "subgroup arithmetic in compute shaders");
+  require(c.subgroup_shuffle, info_, "subgroup shuffles in compute shaders");
   vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
 
   const float priority = 1.0f;

@@ -373,6 +373,7 @@ nlohmann::json to_json(const DeviceInfo& info) {
         {"shader_int64", c.shader_int64},
         {"subgroup_size_control", c.subgroup_size_control},
         {"subgroup_arithmetic", c.subgroup_arithmetic},
+        {"subgroup_shuffle", c.subgroup_shuffle},
         {"push_descriptor", c.push_descriptor},
         {"calibrated_timestamps", c.calibrated_timestamps},
         {"cooperative_matrix", c.cooperative_matrix},

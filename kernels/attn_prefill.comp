@@ -42,7 +42,7 @@ void main() {
       (pc.window == 0 || pos_first + 1 <= pc.window) ? 0 : pos_first + 1 - pc.window;
 
   const float qscale = pc.scale * LOG2E;
-  for (uint i = gl_LocalInvocationID.x; i < ROWS * D2; i += THREADS) {
+  for (uint i = ATTN_THREAD; i < ROWS * D2; i += THREADS) {
     const uint r = i / D2, u = i % D2;
     vec2 value = vec2(0.0);
     if (row_live(r)) {
@@ -54,7 +54,7 @@ void main() {
   attend(kv * pc.max_ctx * D8, k_begin, pos_last + 1, pc.window);
 
   for (uint n = 0; n < PV_ITEMS; ++n) {
-    const uint i = gl_LocalInvocationID.x + n * THREADS;
+    const uint i = ATTN_THREAD + n * THREADS;
     if (i >= ROWS * D4) continue;
     const uint r = i / D4, c = i % D4;
     if (!row_live(r)) continue;

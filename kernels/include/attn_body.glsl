@@ -5,7 +5,8 @@
 // range can be any length with a fixed shared-memory footprint.
 //
 // No subgroup operations: every cross-thread step goes through shared memory, so the kernel is
-// correct for any subgroup size (lavapipe 8, NVIDIA 32, RDNA 32 or 64). Scores live in the
+// correct for any subgroup size (lavapipe 8, NVIDIA 32, RDNA 32 or 64). Invocations are numbered
+// by ATTN_THREAD (attn_thread.glsl). Scores live in the
 // log2 domain (q is prescaled by scale * log2(e)) so the softmax uses exp2; split partials
 // (attn_decode) carry their running max in that domain and attn_merge expects it.
 //
@@ -27,6 +28,8 @@
 // that position before including and fills own_k_s / own_v_s before the first tile takes them
 // (own_key_into_tile, called by fetch_tile); tiles then take that row from them instead of the
 // cache.
+
+#include "attn_thread.glsl"
 
 layout(constant_id = 0) const uint HEAD_DIM = 128;  // 64, 128, 256 or 512
 layout(constant_id = 1) const uint HEADS = 1;       // q heads per workgroup, all of one kv head
@@ -89,7 +92,7 @@ void load_tile(uint kv_base, uint tile, uint k_end) {
   const uint cache_end = k_end;
 #endif
   for (uint n = 0; n < STAGE_ITEMS; ++n) {
-    const uint i = gl_LocalInvocationID.x + n * THREADS;
+    const uint i = ATTN_THREAD + n * THREADS;
     next_k[n] = uvec4(0);
     next_v[n] = uvec4(0);
     if (i < BC * D8 && tile + i / D8 < cache_end) {
@@ -107,7 +110,7 @@ void own_key_into_tile(uint tile, uint k_end) {
   // load_tile's loop made lavapipe's whole attention 2.5x slower.
   if (ATTN_OWN_KEY >= tile && ATTN_OWN_KEY < min(tile + BC, k_end)) {
     for (uint n = 0; n < STAGE_ITEMS; ++n) {
-      const uint i = gl_LocalInvocationID.x + n * THREADS;
+      const uint i = ATTN_THREAD + n * THREADS;
       if (i < BC * D8 && tile + i / D8 == ATTN_OWN_KEY) {
         next_k[n] = own_k_s[i % D8];
         next_v[n] = own_v_s[i % D8];
@@ -125,7 +128,7 @@ void fetch_tile(uint kv_base, uint tile, uint k_end) {
 // Copies the fetched tile into k_s / v_s.
 void stage_tile() {
   for (uint n = 0; n < STAGE_ITEMS; ++n) {
-    const uint i = gl_LocalInvocationID.x + n * THREADS;
+    const uint i = ATTN_THREAD + n * THREADS;
     if (i < BC * D8) {
       const uint j = i / D8, c = i % D8;
       const uint ks = j * KS_STRIDE + c * 4;
@@ -143,7 +146,7 @@ void stage_tile() {
 // (j, p, row group) loads each K pair once and applies it to its SROWS rows: independent sums
 // for instruction-level parallelism, q reads broadcast across the threads of one key.
 void tile_scores() {
-  const uint t = gl_LocalInvocationID.x;
+  const uint t = ATTN_THREAD;
   const uint j = t % BC;  // fastest: neighbouring threads read different k_s rows
   const uint p = (t / BC) % PARTS;
   const uint rg = t / (BC * PARTS);
@@ -166,7 +169,7 @@ void tile_scores() {
 // Sums the parts, masks keys the row cannot see (causal, window, past k_end, padding rows)
 // and leaves each thread's partial row max in row_max_s.
 void tile_mask_and_max(uint tile, uint k_end, uint window) {
-  const uint t = gl_LocalInvocationID.x;
+  const uint t = ATTN_THREAD;
   const uint r = t / ROW_THREADS, g = t % ROW_THREADS;
   if (r >= ROWS) return;
   const uint pos = row_pos(r);
@@ -189,7 +192,7 @@ void tile_mask_and_max(uint tile, uint k_end, uint window) {
 
 // Turns scores into probabilities against the new row max, which goes to m_s[next].
 void tile_probabilities(uint cur) {
-  const uint t = gl_LocalInvocationID.x;
+  const uint t = ATTN_THREAD;
   const uint r = t / ROW_THREADS, g = t % ROW_THREADS;
   if (r >= ROWS) return;
   float m_new = m_s[cur * ROWS + r];
@@ -212,7 +215,7 @@ void tile_probabilities(uint cur) {
 // zero V, so the loop keeps its constant trip count).
 void tile_accumulate(uint cur) {
   for (uint n = 0; n < PV_ITEMS; ++n) {
-    const uint i = gl_LocalInvocationID.x + n * THREADS;
+    const uint i = ATTN_THREAD + n * THREADS;
     if (i < ROWS * D4) {
       const uint r = i / D4, c = i % D4;
       const float m_old = m_s[cur * ROWS + r];
@@ -241,7 +244,7 @@ uint attend_fetched(uint kv_base, uint k_begin, uint k_end, uint window) {
     acc[n] = vec4(0.0);
     l_acc[n] = 0.0;
   }
-  if (gl_LocalInvocationID.x < ROWS) m_s[gl_LocalInvocationID.x] = NO_SCORE;
+  if (ATTN_THREAD < ROWS) m_s[ATTN_THREAD] = NO_SCORE;
   uint cur = 0;
   for (uint tile = k_begin; tile < k_end; tile += BC) {
     barrier();  // the previous tile's readers are done with k_s, v_s, s_s

@@ -88,7 +88,7 @@ void main() {
   own_key_into_tile(k_begin, k_end);
   const uint cur = attend_fetched(kv_base, k_begin, k_end, pc.window);
 #else
-  for (uint i = gl_LocalInvocationID.x; i < ROWS * D2; i += THREADS) {
+  for (uint i = ATTN_THREAD; i < ROWS * D2; i += THREADS) {
     const uint at = pc.q_offset + head0 * HEAD_DIM + 2 * i;  // rows are consecutive heads
     q_s[i] = vec2(q[at], q[at + 1]) * qscale;
   }
@@ -99,7 +99,7 @@ void main() {
   // Every invocation runs every item (the quantization has barriers); a block of 32 outputs is
   // 8 consecutive items of one pass (HEAD_DIM is a multiple of 32, THREADS of 8).
   for (uint n = 0; n < PV_ITEMS; ++n) {
-    const uint i = gl_LocalInvocationID.x + n * THREADS;
+    const uint i = ATTN_THREAD + n * THREADS;
     const bool live = i < ROWS * D4;
     const uint r = i / D4, c = i % D4;
     const uint head = head0 + r;
@@ -115,7 +115,7 @@ void main() {
   }
 #else
   for (uint n = 0; n < PV_ITEMS; ++n) {
-    const uint i = gl_LocalInvocationID.x + n * THREADS;
+    const uint i = ATTN_THREAD + n * THREADS;
     if (i >= ROWS * D4) continue;
     const uint r = i / D4, c = i % D4;
     const uint head = head0 + r;

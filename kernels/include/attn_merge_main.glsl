@@ -12,6 +12,8 @@
 // o-projection (quantize_block.glsl), the bits quantize_x would write, in the same dispatch.
 // Included by a kernel after its #version and the include extension.
 
+#include "attn_thread.glsl"
+
 layout(constant_id = 0) const uint HEAD_DIM = 128;
 layout(constant_id = 2) const uint COLS = 8;  // vec4 columns per workgroup; divides HEAD_DIM / 4
 layout(local_size_x_id = 1) in;               // threads: a multiple of COLS, power of two
@@ -53,7 +55,7 @@ vec2 split_stats(uint s, uint h) {
 
 // Tree reduction of red_s (max when is_max, else sum); the result in red_s[0].
 float reduce(float value, bool is_max) {
-  const uint t = gl_LocalInvocationID.x;
+  const uint t = ATTN_THREAD;
   red_s[t] = value;
   barrier();
   for (uint stride = THREADS / 2; stride > 0; stride /= 2) {
@@ -67,7 +69,7 @@ float reduce(float value, bool is_max) {
 
 void main() {
   const uint h = gl_WorkGroupID.x;
-  const uint t = gl_LocalInvocationID.x;
+  const uint t = ATTN_THREAD;
   float m = -1.0e30;
   for (uint s = t; s < pc.n_splits; s += THREADS) m = max(m, split_stats(s, h).x);
   m = reduce(m, true);

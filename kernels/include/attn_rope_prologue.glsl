@@ -62,7 +62,7 @@ float rp_norm_weight(uint row, uint d) {
 // own_key, own_k_s / own_v_s with the token's K/V row as the cache stores it; writes_row also
 // stores that row in the cache. Every invocation calls it (it has barriers).
 void rope_prologue(uint head0, uint kv, bool own_key, bool writes_row, float qscale) {
-  const uint t = gl_LocalInvocationID.x;
+  const uint t = ATTN_THREAD;
   const uint rotated = pc.rope_dims / 2;
   const uint rows = own_key ? HEADS + 1 : HEADS;
   vec2 value[RP_ITEMS];

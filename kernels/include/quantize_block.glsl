@@ -36,67 +36,94 @@ uint pack4(int a, int b, int c, int d) {
   return uint(a & 255) | (uint(b & 255) << 8) | (uint(c & 255) << 16) | (uint(d & 255) << 24);
 }
 
-#ifndef QB4_SCRATCH
-// Blocks quantized by the workgroup together, one value per invocation: invocations
-// 32k .. 32k + 31 hold the 32 values of one block (`block` is its index in column `c`, columns
-// of `cols` activations). The block's max |x| and quant sum are combined through shared memory,
-// each invocation rounds its own value, and every 16th stores 16 quants. The same functions on
-// the same values as a thread that quantizes a whole block alone (max and integer sums are
-// exact in any order), so the bits are the same, and a column is spread over many invocations
-// instead of one per 32 values.
-//
-// Every invocation of the workgroup calls it (it has barriers); `valid` is false for the
-// blocks past the end of the data (whole blocks: the includer's widths are multiples of 32).
-// The includer's workgroup size is a multiple of 32.
-shared float qb_amax[gl_WorkGroupSize.x];
-shared int qb_quant[gl_WorkGroupSize.x];
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#include "subgroup_order.glsl"
 
-void quantize_blocks_cooperative(float v, bool valid, uint c, uint block, uint cols) {
-  const uint t = gl_LocalInvocationID.x, lane = t % QX_BLOCK, first = t - lane;
-  qb_amax[t] = abs(v);
-  barrier();
-  for (uint half_width = QX_BLOCK / 2; half_width > 0; half_width >>= 1) {
-    if (lane < half_width) qb_amax[t] = max(qb_amax[t], qb_amax[t + half_width]);
+// Max and sum over `lanes` aligned neighbouring lanes of the subgroup (a power of two, at most
+// the subgroup size), by butterfly shuffles: every lane ends with the whole group's result.
+float qb_lanes_max(float a, uint lanes) {
+  for (uint m = 1u; m < lanes; m <<= 1u) a = max(a, subgroupShuffleXor(a, m));
+  return a;
+}
+int qb_lanes_sum(int a, uint lanes) {
+  for (uint m = 1u; m < lanes; m <<= 1u) a += subgroupShuffleXor(a, m);
+  return a;
+}
+
+#ifndef QB4_SCRATCH
+#extension GL_EXT_shader_8bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+
+// The quants as bytes: each invocation stores its own (a subgroup's 32 stores of one block are
+// one contiguous 32-byte write), so no invocation gathers its neighbours' quants.
+layout(binding = QX_QUANTS_BINDING) writeonly buffer XQuantBytes { int8_t xq_bytes[]; };
+
+// Where a block spans subgroups (subgroups narrower than 32: lavapipe's 8), one slot per
+// subgroup's share of a block, combined through shared memory.
+shared float qb_amax[gl_WorkGroupSize.x];
+shared int qb_sum[gl_WorkGroupSize.x];
+
+// Blocks quantized by the workgroup together, one value per invocation: value `v` is element
+// `i` of column `c` (columns of `cols` activations), and the invocation that holds element i
+// is subgroup_major_index() = i mod 32 within its block's 32, so a block is 32 consecutive
+// lanes of one subgroup, or all lanes of 32 / subgroup size consecutive subgroups. The block's
+// max |x| and quant sum combine by shuffles inside the subgroup (no barrier where a subgroup
+// holds a whole block, as on NVIDIA and AMD), and through shared memory across subgroups
+// where it does not. Max and integer sums are exact in any order, so the bits are those of a
+// thread that quantizes the block alone (the CPU reference's).
+//
+// Every invocation of the workgroup calls it (it may have barriers); `valid` is false for the
+// blocks past the end of the data (whole blocks: the includer's widths are multiples of 32).
+// The includer's workgroup size is a multiple of 32 and of the subgroup size.
+void quantize_blocks_cooperative(float v, bool valid, uint c, uint i, uint cols) {
+  const uint t = subgroup_major_index();
+  const uint lanes = min(gl_SubgroupSize, QX_BLOCK);  // of one block in one subgroup
+  const uint parts = QX_BLOCK / lanes;                 // subgroups that share a block
+  const uint first_part = (t / QX_BLOCK) * parts;      // slot of the block's first share
+  float amax = qb_lanes_max(abs(v), lanes);
+  if (parts > 1u) {  // the same for the whole workgroup: the barriers stay uniform
+    if (t % lanes == 0u) qb_amax[t / lanes] = amax;
     barrier();
+    for (uint p = 0u; p < parts; ++p) amax = max(amax, qb_amax[first_part + p]);
   }
-  const float amax = qb_amax[first];
   const float d = block_scale(amax);
   const float inv_d = amax > 0.0 ? 1.0 / d : 0.0;
-  qb_quant[t] = amax > 0.0 ? nearest_quant(v, d, inv_d) : 0;
-  barrier();
-  if (valid && lane % 16 == 0) {
-    uvec4 words;
-    for (uint j = 0; j < 4; ++j) {
-      const uint at = t + 4 * j;
-      words[j] = pack4(qb_quant[at], qb_quant[at + 1], qb_quant[at + 2], qb_quant[at + 3]);
-    }
-    xq[c * (cols / 16) + block * 2 + lane / 16] = words;
+  const int q = amax > 0.0 ? nearest_quant(v, d, inv_d) : 0;
+  if (valid) xq_bytes[c * cols + i] = int8_t(q);
+  int sum = qb_lanes_sum(q, lanes);
+  if (parts > 1u) {
+    if (t % lanes == 0u) qb_sum[t / lanes] = sum;
+    barrier();
+    sum = 0;
+    for (uint p = 0u; p < parts; ++p) sum += qb_sum[first_part + p];
+    barrier();  // the slots are free again for the next call
   }
-  if (valid && lane == 0) {
-    int sum = 0;
-    for (uint k = 0; k < QX_BLOCK; ++k) sum += qb_quant[first + k];
-    xs[c * (cols / QX_BLOCK) + block] = vec2(d, d * float(sum));  // d * sum: exact (23 bits)
+  if (valid && i % QX_BLOCK == 0u) {
+    xs[c * (cols / QX_BLOCK) + i / QX_BLOCK] = vec2(d, d * float(sum));  // d * sum: exact (23 bits)
   }
-  barrier();  // the shared arrays are free again for the next call
 }
 #else
 // Blocks quantized by the workgroup together, four values per invocation (an includer that
 // computes vec4s: attention's epilogues), for an includer that defines QB4_SCRATCH to the name
 // of a shared float array of at least the workgroup size it no longer needs (no shared memory
-// of this file's own). Invocations 8k .. 8k + 7 hold the 32 values of one block, in order
-// (x, y, z, w of 8k first). The same functions on the same values as the one-value form, so
-// the same bits. Every invocation calls it; `valid` false: nothing written for its group.
+// of this file's own). The invocations whose subgroup_major_index() is 8k .. 8k + 7 hold the
+// 32 values of one block, in order (x, y, z, w of 8k first): the includer numbers its items by
+// that index. They combine by shuffles, and through the scratch only where a subgroup is
+// narrower than 8. The same functions on the same values as the one-value form, so the same
+// bits. Every invocation calls it; `valid` false: nothing written for its group.
 void quantize_blocks_cooperative4(vec4 v, bool valid, uint c, uint block, uint cols) {
-  const uint t = gl_LocalInvocationID.x, lane = t % 8u, first = t - lane;
-  barrier();  // the includer's last reads of the scratch are done
-  QB4_SCRATCH[t] = max(max(abs(v.x), abs(v.y)), max(abs(v.z), abs(v.w)));
-  barrier();
-  for (uint half_width = 4u; half_width > 0u; half_width >>= 1) {
-    if (lane < half_width) QB4_SCRATCH[t] = max(QB4_SCRATCH[t], QB4_SCRATCH[t + half_width]);
+  const uint t = subgroup_major_index(), lane = t % 8u;
+  const uint lanes = min(gl_SubgroupSize, 8u);  // of one block in one subgroup
+  const uint parts = 8u / lanes, first_part = (t / 8u) * parts;
+  float amax = qb_lanes_max(max(max(abs(v.x), abs(v.y)), max(abs(v.z), abs(v.w))), lanes);
+  if (parts > 1u) {  // the same for the whole workgroup: the barriers stay uniform
+    barrier();  // the includer's last reads of the scratch are done
+    if (t % lanes == 0u) QB4_SCRATCH[t / lanes] = amax;
     barrier();
+    for (uint p = 0u; p < parts; ++p) amax = max(amax, QB4_SCRATCH[first_part + p]);
+    barrier();  // everyone has its block's max before the scratch holds sums
   }
-  const float amax = QB4_SCRATCH[first];
-  barrier();  // everyone has its block's max before the scratch holds sums
   const float d = block_scale(amax);
   const float inv_d = amax > 0.0 ? 1.0 / d : 0.0;
   ivec4 q = ivec4(0);
@@ -104,15 +131,16 @@ void quantize_blocks_cooperative4(vec4 v, bool valid, uint c, uint block, uint c
     q = ivec4(nearest_quant(v.x, d, inv_d), nearest_quant(v.y, d, inv_d), nearest_quant(v.z, d, inv_d),
               nearest_quant(v.w, d, inv_d));
   }
-  QB4_SCRATCH[t] = float(q.x + q.y + q.z + q.w);  // |sum| <= 508: exact
-  barrier();
   if (valid) xq[c * (cols / 16u) + block * 2u + lane / 4u][lane % 4u] = pack4(q.x, q.y, q.z, q.w);
-  if (valid && lane == 0u) {
-    int sum = 0;
-    for (uint k = 0u; k < 8u; ++k) sum += int(QB4_SCRATCH[first + k]);
-    xs[c * (cols / QX_BLOCK) + block] = vec2(d, d * float(sum));  // d * sum: exact (23 bits)
+  int sum = qb_lanes_sum(q.x + q.y + q.z + q.w, lanes);
+  if (parts > 1u) {
+    if (t % lanes == 0u) QB4_SCRATCH[t / lanes] = float(sum);  // |sum| <= 4064: exact
+    barrier();
+    sum = 0;
+    for (uint p = 0u; p < parts; ++p) sum += int(QB4_SCRATCH[first_part + p]);
+    barrier();  // the scratch is free again
   }
-  barrier();  // the scratch is free again
+  if (valid && lane == 0u) xs[c * (cols / QX_BLOCK) + block] = vec2(d, d * float(sum));  // d * sum: exact (23 bits)
 }
 #endif  // QB4_SCRATCH
 

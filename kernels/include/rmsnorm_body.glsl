@@ -5,18 +5,20 @@
 // spread over several SMs; every workgroup of the column computes the same scale (the column
 // is a few KiB, read again from the cache), in the same order, so the same bits.
 //
-// rmsnorm_scale: each invocation sums the squares of elements lid, lid + WG, lid + 2 WG, ... in
-// that order, then the workgroup adds the partials as a tree (workgroup_reduce.glsl). Loads are
-// issued RMS_BATCH at a time before any is used, so a decode column costs a few memory
-// latencies rather than n / WG of them one after another (the one-load-per-iteration loop took
-// ~11 us per 4096-wide column on an H200, its launch ~3 us); 16 cover a 4096-wide column in
-// one batch. An invocation's own output element (its slice's, `own`) is among those it loads:
+// rmsnorm_scale: each invocation sums the squares of elements s, s + WG, s + 2 WG, ... in that
+// order (s = subgroup_major_index(), which callers number their own output by too), then the
+// workgroup adds the partials as a tree (workgroup_reduce.glsl). Loads are issued RMS_BATCH at
+// a time before any is used, so a decode column costs a few memory latencies rather than
+// n / WG of them one after another (the one-load-per-iteration loop took ~11 us per 4096-wide
+// column on an H200, its launch ~3 us); 16 cover a 4096-wide column in one batch. An invocation's own output element (its slice's, `own`) is among those it loads:
 // it keeps that value instead of reading x again after the reduction, one memory latency less.
 //
 // The includer declares local_size_x = RMS_SLICE, the ADD_ONE specialization constant, the
 // float buffers x[] and w[], and includes workgroup_reduce.glsl first.
 #ifndef PB_RMSNORM_BODY_GLSL
 #define PB_RMSNORM_BODY_GLSL
+
+#include "subgroup_order.glsl"
 
 const uint RMS_BATCH = 16;
 const uint RMS_SLICE = 256;  // outputs per workgroup: one per invocation
@@ -26,7 +28,7 @@ float rmsnorm_scale(uint xb, uint n, float eps, uint own, out float own_x) {
   const uint step = gl_WorkGroupSize.x;
   own_x = 0.0;
   precise float squares = 0.0;  // no fused multiply-add: every includer sums the same bits
-  for (uint base = gl_LocalInvocationID.x; base < n; base += step * RMS_BATCH) {
+  for (uint base = subgroup_major_index(); base < n; base += step * RMS_BATCH) {
     float v[RMS_BATCH];
     for (uint k = 0; k < RMS_BATCH; ++k) {
       const uint i = base + k * step;

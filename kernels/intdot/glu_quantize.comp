@@ -29,10 +29,10 @@ layout(push_constant) uniform Push {
 #include "quantize_block.glsl"
 
 void main() {
-  const uint i = gl_GlobalInvocationID.x;
+  const uint i = gl_WorkGroupID.x * gl_WorkGroupSize.x + subgroup_major_index();  // quantize_block.glsl
   const uint c = gl_WorkGroupID.y;
   const bool valid = i < pc.n;  // whole blocks: n is a multiple of 32
   const float v = valid ? glu_value(gate[c * pc.gate_stride + i], up[c * pc.up_stride + i]) : 0.0;
   if (valid) out_values[c * pc.out_stride + i] = v;
-  quantize_blocks_cooperative(v, valid, c, i / QX_BLOCK, pc.n);
+  quantize_blocks_cooperative(v, valid, c, i, pc.n);
 }

@@ -33,9 +33,9 @@ layout(push_constant) uniform Push {
 void main() {
   const uint c = gl_WorkGroupID.y;
   const uint xb = c * pc.x_stride, yb = c * pc.y_stride;
-  const uint i = gl_WorkGroupID.x * RMS_SLICE + gl_LocalInvocationID.x;  // this invocation's output
+  const uint i = gl_WorkGroupID.x * RMS_SLICE + subgroup_major_index();  // this invocation's output
   const bool valid = i < pc.n;  // whole blocks: n is a multiple of 32
   const float v = rmsnorm_output(xb, pc.n, pc.eps, i);
   if (valid) y[yb + i] = v;
-  quantize_blocks_cooperative(v, valid, c, i / QX_BLOCK, pc.n);  // every invocation: it has barriers
+  quantize_blocks_cooperative(v, valid, c, i, pc.n);  // every invocation: it may have barriers
 }
