@@ -33,15 +33,16 @@ layout(push_constant) uniform Push {
 const uint THREADS = gl_WorkGroupSize.x;
 const uint GROUPS = THREADS / COLS;
 
-shared float red_s[THREADS];
 shared vec4 sum_s[THREADS];
+
+#include "workgroup_reduce.glsl"  // M and the denominator: subgroups, then their partials
 
 #ifdef QUANTIZE_OUTPUT
 #define QX_QUANTS_BINDING 2
 #define QX_SCALES_BINDING 3
 #define QX_WRITE
 #include "dmmv_intdot_quantized_x.glsl"
-#define QB4_SCRATCH red_s  // free once the denominator is known
+#define QB4_SCRATCH wr_float_slots  // workgroup_reduce.glsl's: free once the denominator is known
 #include "quantize_block.glsl"
 #endif
 
@@ -53,32 +54,18 @@ vec2 split_stats(uint s, uint h) {
   return (pair & 1u) == 0 ? two.xy : two.zw;
 }
 
-// Tree reduction of red_s (max when is_max, else sum); the result in red_s[0].
-float reduce(float value, bool is_max) {
-  const uint t = ATTN_THREAD;
-  red_s[t] = value;
-  barrier();
-  for (uint stride = THREADS / 2; stride > 0; stride /= 2) {
-    if (t < stride) red_s[t] = is_max ? max(red_s[t], red_s[t + stride]) : red_s[t] + red_s[t + stride];
-    barrier();
-  }
-  const float result = red_s[0];
-  barrier();  // red_s is reused by the next reduction
-  return result;
-}
-
 void main() {
   const uint h = gl_WorkGroupID.x;
   const uint t = ATTN_THREAD;
   float m = -1.0e30;
   for (uint s = t; s < pc.n_splits; s += THREADS) m = max(m, split_stats(s, h).x);
-  m = reduce(m, true);
+  m = wg_max(m);
   float denom = 0.0;
   for (uint s = t; s < pc.n_splits; s += THREADS) {
     const vec2 ml = split_stats(s, h);
     denom += exp2(ml.x - m) * ml.y;
   }
-  denom = reduce(denom, false);
+  denom = wg_sum(denom);
 
   const uint c = gl_WorkGroupID.y * COLS + t % COLS;  // vec4 column of the head
   const uint g = t / COLS;
