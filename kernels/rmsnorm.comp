@@ -26,7 +26,7 @@ layout(push_constant) uniform Push {
 void main() {
   const uint xb = gl_WorkGroupID.y * pc.x_stride;
   const uint yb = gl_WorkGroupID.y * pc.y_stride;
-  const uint i = gl_WorkGroupID.x * RMS_SLICE + subgroup_major_index();  // this invocation's output
+  const uint i = subgroup_major_global_index();  // this invocation's output (RMS_SLICE a workgroup)
   const float v = rmsnorm_output(xb, pc.n, pc.eps, i);
   if (i < pc.n) y[yb + i] = v;
 }

@@ -40,14 +40,46 @@ uint pack4(int a, int b, int c, int d) {
 #extension GL_KHR_shader_subgroup_shuffle : require
 #include "subgroup_order.glsl"
 
-// Max and sum over `lanes` aligned neighbouring lanes of the subgroup (a power of two, at most
-// the subgroup size), by butterfly shuffles: every lane ends with the whole group's result.
-float qb_lanes_max(float a, uint lanes) {
+// Where a block spans subgroups (subgroups narrower than the invocations that hold it:
+// lavapipe's 8 lanes against the one-value form's 32), one slot per subgroup's share: the
+// includer's QB4_SCRATCH (a shared float array of at least the workgroup size that it no longer
+// needs), or this file's own.
+#ifdef QB4_SCRATCH
+#define QB_SLOTS QB4_SCRATCH
+#else
+shared float qb_slots[gl_WorkGroupSize.x];
+#define QB_SLOTS qb_slots
+#endif
+
+// The max (qb_block_max) or sum (qb_block_sum) of `a` over the `width` invocations that hold
+// one block: those whose subgroup_major_index() share index / width (width a power of two).
+// Inside a subgroup by butterfly shuffles, so every lane ends with its group's result and no
+// barrier is needed where a subgroup holds whole blocks (NVIDIA, AMD); across subgroups through
+// the slots. Every invocation of the workgroup calls them (they may have barriers; each starts
+// with one, so a call's reads of the slots are done before the next call writes them).
+float qb_block_max(float a, uint width) {
+  const uint lanes = min(gl_SubgroupSize, width);
   for (uint m = 1u; m < lanes; m <<= 1u) a = max(a, subgroupShuffleXor(a, m));
+  if (lanes < width) {  // the same for the whole workgroup: the barriers stay uniform
+    const uint t = subgroup_major_index(), parts = width / lanes, first = (t / width) * parts;
+    barrier();
+    if (t % lanes == 0u) QB_SLOTS[t / lanes] = a;
+    barrier();
+    for (uint p = 0u; p < parts; ++p) a = max(a, QB_SLOTS[first + p]);
+  }
   return a;
 }
-int qb_lanes_sum(int a, uint lanes) {
+int qb_block_sum(int a, uint width) {
+  const uint lanes = min(gl_SubgroupSize, width);
   for (uint m = 1u; m < lanes; m <<= 1u) a += subgroupShuffleXor(a, m);
+  if (lanes < width) {
+    const uint t = subgroup_major_index(), parts = width / lanes, first = (t / width) * parts;
+    barrier();
+    if (t % lanes == 0u) QB_SLOTS[t / lanes] = float(a);  // |a| <= 32 * 127: exact
+    barrier();
+    a = 0;
+    for (uint p = 0u; p < parts; ++p) a += int(QB_SLOTS[first + p]);
+  }
   return a;
 }
 
@@ -59,71 +91,37 @@ int qb_lanes_sum(int a, uint lanes) {
 // one contiguous 32-byte write), so no invocation gathers its neighbours' quants.
 layout(binding = QX_QUANTS_BINDING) writeonly buffer XQuantBytes { int8_t xq_bytes[]; };
 
-// Where a block spans subgroups (subgroups narrower than 32: lavapipe's 8), one slot per
-// subgroup's share of a block, combined through shared memory.
-shared float qb_amax[gl_WorkGroupSize.x];
-shared int qb_sum[gl_WorkGroupSize.x];
-
 // Blocks quantized by the workgroup together, one value per invocation: value `v` is element
-// `i` of column `c` (columns of `cols` activations), and the invocation that holds element i
-// is subgroup_major_index() = i mod 32 within its block's 32, so a block is 32 consecutive
-// lanes of one subgroup, or all lanes of 32 / subgroup size consecutive subgroups. The block's
-// max |x| and quant sum combine by shuffles inside the subgroup (no barrier where a subgroup
-// holds a whole block, as on NVIDIA and AMD), and through shared memory across subgroups
-// where it does not. Max and integer sums are exact in any order, so the bits are those of a
-// thread that quantizes the block alone (the CPU reference's).
+// `i` of column `c` (columns of `cols` activations), held by the invocation whose
+// subgroup_major_index() is i mod the workgroup size (subgroup_major_global_index()), so a
+// block is 32 consecutive lanes of one subgroup, or all lanes of consecutive subgroups. The
+// same functions on the same values as a thread that quantizes the block alone (max and integer
+// sums are exact in any order), so the same bits as the CPU reference's.
 //
 // Every invocation of the workgroup calls it (it may have barriers); `valid` is false for the
 // blocks past the end of the data (whole blocks: the includer's widths are multiples of 32).
 // The includer's workgroup size is a multiple of 32 and of the subgroup size.
 void quantize_blocks_cooperative(float v, bool valid, uint c, uint i, uint cols) {
-  const uint t = subgroup_major_index();
-  const uint lanes = min(gl_SubgroupSize, QX_BLOCK);  // of one block in one subgroup
-  const uint parts = QX_BLOCK / lanes;                 // subgroups that share a block
-  const uint first_part = (t / QX_BLOCK) * parts;      // slot of the block's first share
-  float amax = qb_lanes_max(abs(v), lanes);
-  if (parts > 1u) {  // the same for the whole workgroup: the barriers stay uniform
-    if (t % lanes == 0u) qb_amax[t / lanes] = amax;
-    barrier();
-    for (uint p = 0u; p < parts; ++p) amax = max(amax, qb_amax[first_part + p]);
-  }
+  const float amax = qb_block_max(abs(v), QX_BLOCK);
   const float d = block_scale(amax);
   const float inv_d = amax > 0.0 ? 1.0 / d : 0.0;
   const int q = amax > 0.0 ? nearest_quant(v, d, inv_d) : 0;
   if (valid) xq_bytes[c * cols + i] = int8_t(q);
-  int sum = qb_lanes_sum(q, lanes);
-  if (parts > 1u) {
-    if (t % lanes == 0u) qb_sum[t / lanes] = sum;
-    barrier();
-    sum = 0;
-    for (uint p = 0u; p < parts; ++p) sum += qb_sum[first_part + p];
-    barrier();  // the slots are free again for the next call
-  }
+  const int sum = qb_block_sum(q, QX_BLOCK);
   if (valid && i % QX_BLOCK == 0u) {
     xs[c * (cols / QX_BLOCK) + i / QX_BLOCK] = vec2(d, d * float(sum));  // d * sum: exact (23 bits)
   }
 }
 #else
 // Blocks quantized by the workgroup together, four values per invocation (an includer that
-// computes vec4s: attention's epilogues), for an includer that defines QB4_SCRATCH to the name
-// of a shared float array of at least the workgroup size it no longer needs (no shared memory
-// of this file's own). The invocations whose subgroup_major_index() is 8k .. 8k + 7 hold the
-// 32 values of one block, in order (x, y, z, w of 8k first): the includer numbers its items by
-// that index. They combine by shuffles, and through the scratch only where a subgroup is
-// narrower than 8. The same functions on the same values as the one-value form, so the same
-// bits. Every invocation calls it; `valid` false: nothing written for its group.
+// computes vec4s: attention's epilogues, which define QB4_SCRATCH). The invocations whose
+// subgroup_major_index() is 8k .. 8k + 7 hold the 32 values of one block, in order (x, y, z, w
+// of 8k first): the includer numbers its items by that index. The same functions on the same
+// values as the one-value form, so the same bits. Every invocation calls it; `valid` false:
+// nothing written for its group.
 void quantize_blocks_cooperative4(vec4 v, bool valid, uint c, uint block, uint cols) {
-  const uint t = subgroup_major_index(), lane = t % 8u;
-  const uint lanes = min(gl_SubgroupSize, 8u);  // of one block in one subgroup
-  const uint parts = 8u / lanes, first_part = (t / 8u) * parts;
-  float amax = qb_lanes_max(max(max(abs(v.x), abs(v.y)), max(abs(v.z), abs(v.w))), lanes);
-  if (parts > 1u) {  // the same for the whole workgroup: the barriers stay uniform
-    barrier();  // the includer's last reads of the scratch are done
-    if (t % lanes == 0u) QB4_SCRATCH[t / lanes] = amax;
-    barrier();
-    for (uint p = 0u; p < parts; ++p) amax = max(amax, QB4_SCRATCH[first_part + p]);
-    barrier();  // everyone has its block's max before the scratch holds sums
-  }
+  const uint lane = subgroup_major_index() % 8u;
+  const float amax = qb_block_max(max(max(abs(v.x), abs(v.y)), max(abs(v.z), abs(v.w))), 8u);
   const float d = block_scale(amax);
   const float inv_d = amax > 0.0 ? 1.0 / d : 0.0;
   ivec4 q = ivec4(0);
@@ -132,14 +130,7 @@ void quantize_blocks_cooperative4(vec4 v, bool valid, uint c, uint block, uint c
               nearest_quant(v.w, d, inv_d));
   }
   if (valid) xq[c * (cols / 16u) + block * 2u + lane / 4u][lane % 4u] = pack4(q.x, q.y, q.z, q.w);
-  int sum = qb_lanes_sum(q.x + q.y + q.z + q.w, lanes);
-  if (parts > 1u) {
-    if (t % lanes == 0u) QB4_SCRATCH[t / lanes] = float(sum);  // |sum| <= 4064: exact
-    barrier();
-    sum = 0;
-    for (uint p = 0u; p < parts; ++p) sum += int(QB4_SCRATCH[first_part + p]);
-    barrier();  // the scratch is free again
-  }
+  const int sum = qb_block_sum(q.x + q.y + q.z + q.w, 8u);
   if (valid && lane == 0u) xs[c * (cols / QX_BLOCK) + block] = vec2(d, d * float(sum));  // d * sum: exact (23 bits)
 }
 #endif  // QB4_SCRATCH

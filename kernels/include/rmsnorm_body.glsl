@@ -10,8 +10,9 @@
 // workgroup adds the partials as a tree (workgroup_reduce.glsl). Loads are issued RMS_BATCH at
 // a time before any is used, so a decode column costs a few memory latencies rather than
 // n / WG of them one after another (the one-load-per-iteration loop took ~11 us per 4096-wide
-// column on an H200, its launch ~3 us); 16 cover a 4096-wide column in one batch. An invocation's own output element (its slice's, `own`) is among those it loads:
-// it keeps that value instead of reading x again after the reduction, one memory latency less.
+// column on an H200, its launch ~3 us); 16 cover a 4096-wide column in one batch. An
+// invocation's own output element (its slice's, `own`) is among those it loads: it keeps that
+// value instead of reading x again after the reduction, one memory latency less.
 //
 // The includer declares local_size_x = RMS_SLICE, the ADD_ONE specialization constant, the
 // float buffers x[] and w[], and includes workgroup_reduce.glsl first.

@@ -10,5 +10,7 @@
 #extension GL_KHR_shader_subgroup_basic : require
 
 uint subgroup_major_index() { return gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID; }
+// The same counted across the workgroups of a one-dimensional grid (row x of a 2D one).
+uint subgroup_major_global_index() { return gl_WorkGroupID.x * gl_WorkGroupSize.x + subgroup_major_index(); }
 
 #endif  // PB_SUBGROUP_ORDER_GLSL

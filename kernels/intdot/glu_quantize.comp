@@ -29,7 +29,7 @@ layout(push_constant) uniform Push {
 #include "quantize_block.glsl"
 
 void main() {
-  const uint i = gl_WorkGroupID.x * gl_WorkGroupSize.x + subgroup_major_index();  // quantize_block.glsl
+  const uint i = subgroup_major_global_index();  // the numbering quantize_block.glsl needs
   const uint c = gl_WorkGroupID.y;
   const bool valid = i < pc.n;  // whole blocks: n is a multiple of 32
   const float v = valid ? glu_value(gate[c * pc.gate_stride + i], up[c * pc.up_stride + i]) : 0.0;

@@ -22,7 +22,7 @@ layout(push_constant) uniform Push {
 } pc;  // the quants and scales bindings start at column 0
 
 void main() {
-  const uint i = gl_WorkGroupID.x * gl_WorkGroupSize.x + subgroup_major_index();  // quantize_block.glsl
+  const uint i = subgroup_major_global_index();  // the numbering quantize_block.glsl needs
   const uint c = gl_WorkGroupID.y;
   const bool valid = i < pc.cols;  // whole blocks: cols is a multiple of 32
   const float v = valid ? x[pc.x_offset + c * pc.x_stride + i] : 0.0;

@@ -33,7 +33,7 @@ layout(push_constant) uniform Push {
 void main() {
   const uint c = gl_WorkGroupID.y;
   const uint xb = c * pc.x_stride, yb = c * pc.y_stride;
-  const uint i = gl_WorkGroupID.x * RMS_SLICE + subgroup_major_index();  // this invocation's output
+  const uint i = subgroup_major_global_index();  // this invocation's output (RMS_SLICE a workgroup)
   const bool valid = i < pc.n;  // whole blocks: n is a multiple of 32
   const float v = rmsnorm_output(xb, pc.n, pc.eps, i);
   if (valid) y[yb + i] = v;
