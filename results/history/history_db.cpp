@@ -56,7 +56,8 @@ void open_checked(SqliteDb& db, const fs::path& path, bool was_new) {
   if (version < kHistorySchemaVersion) migrate(db, version);
   write.commit();
   // WAL lets readers run beside a writer; it is a property of the file, set once it is ours.
-  db.exec("PRAGMA journal_mode = WAL");
+  // Other openers may hold locks meanwhile (HistoryConcurrency.WritersAtOnceAllLand).
+  db.exec_when_free("PRAGMA journal_mode = WAL");
 }
 
 }  // namespace

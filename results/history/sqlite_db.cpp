@@ -1,10 +1,12 @@
 #include "results/history/sqlite_db.h"
 
+#include <chrono>
+#include <thread>
 #include <utility>
 
 namespace pb::history {
 
-SqliteDb::SqliteDb(const std::filesystem::path& path, bool create, int busy_ms) : path_(path) {
+SqliteDb::SqliteDb(const std::filesystem::path& path, bool create, int busy_ms) : path_(path), busy_ms_(busy_ms) {
   const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
   const int code = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
   if (code != SQLITE_OK) {
@@ -21,7 +23,8 @@ SqliteDb::~SqliteDb() {
   if (db_) sqlite3_close_v2(db_);
 }
 
-SqliteDb::SqliteDb(SqliteDb&& other) noexcept : db_(std::exchange(other.db_, nullptr)), path_(std::move(other.path_)) {}
+SqliteDb::SqliteDb(SqliteDb&& other) noexcept
+    : db_(std::exchange(other.db_, nullptr)), path_(std::move(other.path_)), busy_ms_(other.busy_ms_) {}
 
 void SqliteDb::check(int code, const std::string& what) const {
   if (code == SQLITE_OK || code == SQLITE_ROW || code == SQLITE_DONE) return;
@@ -35,6 +38,19 @@ void SqliteDb::exec(const std::string& sql) {
     const std::string text = message ? message : sqlite3_errstr(code);
     sqlite3_free(message);
     throw SqliteError(code & 0xff, path_.string() + ": " + text);
+  }
+}
+
+void SqliteDb::exec_when_free(const std::string& sql) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_ms_);
+  for (;;) {
+    try {
+      exec(sql);
+      return;
+    } catch (const SqliteError& e) {
+      if (e.code != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline) throw;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
 }
 

@@ -33,6 +33,10 @@ class SqliteDb {
   const std::filesystem::path& path() const { return path_; }
   // Runs one or more statements that return no rows.
   void exec(const std::string& sql);
+  // exec, retried while it fails with SQLITE_BUSY for up to the busy timeout: for statements
+  // SQLite's busy handler does not wait on, such as switching the journal mode, which needs
+  // the file to itself and gives up at once while another connection holds a lock.
+  void exec_when_free(const std::string& sql);
   int64_t last_insert_rowid() const;
   // Throws SqliteError for `code` when it is not SQLITE_OK, naming `what`.
   void check(int code, const std::string& what) const;
@@ -40,6 +44,7 @@ class SqliteDb {
  private:
   sqlite3* db_ = nullptr;
   std::filesystem::path path_;
+  int busy_ms_ = 0;
 };
 
 class Statement {
