@@ -1,17 +1,16 @@
 // `phasebench ab` on the CPU device between two configs known to differ: one submit per
-// dispatch (a host round trip per kernel) against one per prompt. B must come out faster,
-// interleaved over rounds, merged, and gated as a win; the merged files follow the schema.
-// On lavapipe the difference is the per-submit host round trip and timestamp readback, 15-30%
-// of a tiny prefill's wall time; but the CPU "GPU" shares its cores with everything else, so
-// the samples drift by 2x from one sweep process to the next on a loaded 2-core host. Many
-// short rounds average the drift out better than a few long ones: 24 rounds of 2 repetitions
-// (30-60 s) give a win on a quiet host. On a busy one the gate may say inconclusive, and then
-// the test does what a user would: it runs again with the rounds the gate asked for (capped).
+// dispatch (a host round trip per kernel) against one per prompt. The gate decides on the metric
+// that submission shape changes, the host gap (wall time the device sat idle waiting for the
+// host): B must come out lower, interleaved over rounds, merged, and gated as a win; the merged
+// files follow the schema. On lavapipe the per-dispatch gap is 10-25 ms of a tiny prefill
+// against under 1 ms per prompt. Throughput is not the verdict: the CPU "GPU" shares its cores
+// with everything else, so its busy time drifts by 2x from one sweep process to the next on a
+// loaded 2-core host and buries the 10-20% the gap is worth in tok/s (a CI run gated that as
+// inconclusive at 48 and then at 96 repetitions per side). Throughput is still checked not to
+// regress.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <fstream>
-#include <iostream>
+#include <string>
 
 #include "binary_run.h"
 #include "result_fixture.h"
@@ -42,12 +41,14 @@ struct AbOutcome {
   nlohmann::json report;  // the gate's JSON
 };
 
-AbOutcome run_ab(const fs::path& scenario, const fs::path& out, int rounds) {
+constexpr int kRounds = 8;
+
+AbOutcome run_ab(const fs::path& scenario, const fs::path& out) {
   const auto log = out.string() + ".log";
-  const auto r =
-      run_binary("ab " + scenario.string() + " --a-set submit=per-dispatch --b-set submit=per-prompt" + " --rounds " +
-                     std::to_string(rounds) + " --repetitions 2 --warmup 1 --json --out " + out.string() + " 2>" + log,
-                 false);
+  const auto r = run_binary("ab " + scenario.string() + " --a-set submit=per-dispatch --b-set submit=per-prompt" +
+                                " --metric prefill.gap_ms --rounds " + std::to_string(kRounds) +
+                                " --repetitions 2 --warmup 1 --json --out " + out.string() + " 2>" + log,
+                            false);
   EXPECT_NE(r.status, 2) << r.out << read_text(log);
   try {
     return {r.status, nlohmann::json::parse(r.out)};
@@ -61,18 +62,28 @@ TEST(AbCli, PerPromptSubmissionBeatsPerDispatch) {
   const auto dir = fresh_dir("ab-cli");
   const auto scenario = write_scenario(dir);
   const auto out = dir / "out";
-  AbOutcome ab = run_ab(scenario, out, 24);
+  const AbOutcome ab = run_ab(scenario, out);
   ASSERT_EQ(ab.report["runs"].size(), 1u) << ab.report.dump(1);
   const auto& run = ab.report["runs"][0];
   EXPECT_FALSE(run["config"].contains("submit"));  // matched with the overridden axis set aside
-  const auto& tok_s = run["metrics"]["prefill.tok_s"];
-  EXPECT_GT(tok_s["cand_median"].get<double>(), tok_s["base_median"].get<double>()) << run.dump(1);
-  EXPECT_EQ(tok_s["n_base"], 48);  // 24 rounds x 2 repetitions, merged
-  EXPECT_EQ(tok_s["n_cand"], 48);
-  ASSERT_NE(run["verdict"], "regression") << run["reason"];
+  EXPECT_EQ(run["headline"], "prefill.gap_ms");
+
+  // The verdict's metric: lower is better, B's gap a fraction of A's, merged over every round.
+  const auto& gap = run["metrics"]["prefill.gap_ms"];
+  EXPECT_FALSE(gap["higher_is_better"].get<bool>());
+  EXPECT_LT(gap["cand_median"].get<double>(), 0.5 * gap["base_median"].get<double>()) << run.dump(1);
+  EXPECT_GT(gap["improvement"].get<double>(), 0.0);
+  EXPECT_EQ(gap["n_base"], 2 * kRounds);  // rounds x 2 repetitions, merged
+  EXPECT_EQ(gap["n_cand"], 2 * kRounds);
+  EXPECT_EQ(run["verdict"], "win") << run["reason"];
+  EXPECT_EQ(ab.status, 0);
+  // Throughput gains what the gap loses, but its noise on a shared CPU may leave it inconclusive.
+  EXPECT_NE(run["metrics"]["prefill.tok_s"]["verdict"], "regression") << run.dump(1);
 
   // Every round's file, both merged files and the report were written and follow their schemas.
-  for (const char* name : {"a-round1.json", "b-round1.json", "a-round24.json", "b-round24.json"}) {
+  const std::string last = std::to_string(kRounds);
+  for (const std::string& name :
+       {std::string("a-round1.json"), std::string("b-round1.json"), "a-round" + last + ".json", "b-round" + last + ".json"}) {
     EXPECT_TRUE(fs::exists(out / name)) << name;
   }
   EXPECT_EQ(schema_errors((out / "a.json").string(), "results/schema/result.schema.json"), "");
@@ -80,24 +91,8 @@ TEST(AbCli, PerPromptSubmissionBeatsPerDispatch) {
   EXPECT_EQ(schema_errors((out / "gate.json").string(), "results/schema/gate.schema.json"), "");
   const auto merged = nlohmann::json::parse(read_text(out / "b.json"));
   EXPECT_EQ(merged["runs"][0]["config"]["submit"], "per-prompt");
-  EXPECT_EQ(merged["runs"][0]["summary"]["prefill.tok_s"]["n"], 48);
-  EXPECT_EQ(merged["merged_from"].size(), 24u);
-
-  if (run["verdict"] != "win") {
-    // Inconclusive: the gate says how many repetitions per side would likely settle it.
-    ASSERT_EQ(run["verdict"], "inconclusive") << run["reason"];
-    ASSERT_TRUE(tok_s["more_repetitions"].is_number_integer()) << run.dump(1);
-    const int needed = tok_s["n_base"].get<int>() + tok_s["more_repetitions"].get<int>();
-    // The estimate is a lower bound (repetitions_to_resolve.h): ask for half as much again.
-    const int rounds = std::clamp((3 * needed / 2 + 1) / 2, 24, 48);
-    std::cerr << "first ab: " << run["reason"].get<std::string>() << "; again with " << rounds << " rounds\n";
-    ab = run_ab(scenario, dir / "out-again", rounds);
-    ASSERT_EQ(ab.report["runs"].size(), 1u);
-  }
-  const auto& final_run = ab.report["runs"][0];
-  EXPECT_GT(final_run["metrics"]["prefill.tok_s"]["improvement"].get<double>(), 0.0);
-  EXPECT_EQ(final_run["verdict"], "win") << final_run["reason"];
-  EXPECT_EQ(ab.status, 0);
+  EXPECT_EQ(merged["runs"][0]["summary"]["prefill.gap_ms"]["n"], 2 * kRounds);
+  EXPECT_EQ(merged["merged_from"].size(), static_cast<std::size_t>(kRounds));
 }
 
 TEST(AbCli, BadOverridesAreUsageErrorsBeforeAnySweep) {
