@@ -140,7 +140,7 @@ std::vector<Op> rope_then_attention(const AttentionDecodeProblem& p, const Bindi
 
 uint64_t attention_rope_shared_bytes(uint32_t heads, uint32_t head_dim) {
   const uint64_t d = head_dim;
-  return (heads + 1) * (d / 2) * 4  // rp_squares
+  return (heads + 1) * (d / 2) * 4  // rp_slots
          + (d / 2) * 8              // rp_cos_sin
          + d * 4                    // rp_k
          + 2 * d * 2;               // own_k_s, own_v_s

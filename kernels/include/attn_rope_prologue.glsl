@@ -3,14 +3,14 @@
 // dispatch before it. The arithmetic is qk_norm_rope_body.glsl's: the same pair units (NORMAL
 // (2u, 2u + 1), NEOX (u, u + rope_dims / 2), pass-through pairs past rope_dims), the same
 // angles (rope_angle.glsl), the norm as (x * scale) * w; only the order in which a head's
-// squares are summed differs (a tree over its pair units here), so results agree to float
+// squares are summed differs (butterflies over its pair units here), so results agree to float
 // rounding, not bit for bit.
 //
 // Rows of the prologue: the workgroup's HEADS q heads, then (own_key) the kv head's k. Pair
 // unit w of the (HEADS + 1) * D2 is row w / D2, unit w % D2.
 //
 // Shared memory beyond attn_body.glsl's, in bytes (attention_rope_shared_bytes must agree):
-//   rp_squares   (HEADS + 1) * HEAD_DIM / 2 * 4
+//   rp_slots     (HEADS + 1) * HEAD_DIM / 2 * 4
 //   rp_cos_sin   HEAD_DIM / 2 * 8
 //   rp_k         HEAD_DIM * 4
 //   own_k_s, own_v_s (attn_body.glsl, ATTN_OWN_KEY)   2 * HEAD_DIM * 2
@@ -36,8 +36,16 @@ layout(constant_id = 9) const int NEOX = 0;     // pb::RopeStyle: 0 NORMAL, 1 NE
 
 const uint RP_UNITS = (HEADS + 1) * D2;
 const uint RP_ITEMS = (RP_UNITS + THREADS - 1) / THREADS;  // pair units per invocation
+// Invocations that share a row (both powers of two), and each one's items in it: a row is one
+// item of D2 invocations, or, in workgroups narrower than D2, D2 / THREADS items of all.
+const uint RP_GROUP = THREADS < D2 ? THREADS : D2;
+const uint RP_ROW_ITEMS = D2 / RP_GROUP;
+const uint RP_SUMS = RP_ITEMS / RP_ROW_ITEMS;  // rows whose sum of squares an invocation takes part in
 
-shared float rp_squares[RP_UNITS];  // per pair unit, then summed per row at unit 0
+#include "lane_group_reduce.glsl"
+// Where a row spans subgroups, the subgroups' shares of its sum of squares: RP_SUMS *
+// (THREADS / lanes) of them, at most RP_UNITS for subgroups of 8 or more.
+shared float rp_slots[RP_UNITS];
 shared vec2 rp_cos_sin[D2];         // the rotation of pair unit u at pc.pos
 shared float rp_k[HEAD_DIM];        // the normed, rotated k before its f16 packing
 
@@ -62,7 +70,12 @@ float rp_norm_weight(uint row, uint d) {
 // own_key, own_k_s / own_v_s with the token's K/V row as the cache stores it; writes_row also
 // stores that row in the cache. Every invocation calls it (it has barriers).
 void rope_prologue(uint head0, uint kv, bool own_key, bool writes_row, float qscale) {
-  const uint t = ATTN_THREAD;
+  // With the norm, units by subgroup-major index, so that the invocations sharing a row are
+  // consecutive lanes (lane_group_reduce.glsl). Without it, the attention's own numbering
+  // (attn_thread.glsl): Llama's prologue numbered by subgroup-major index made llama3-8b decode
+  // at 3000 keys 1.4% slower on an H200 (docs/GPU_FIGURES.md). Either way the barriers below
+  // hand the results over.
+  const uint t = QK_NORM != 0 ? subgroup_major_index() : ATTN_THREAD;
   const uint rotated = pc.rope_dims / 2;
   const uint rows = own_key ? HEADS + 1 : HEADS;
   vec2 value[RP_ITEMS];
@@ -71,34 +84,38 @@ void rope_prologue(uint head0, uint kv, bool own_key, bool writes_row, float qsc
     const uvec2 d = rp_dims(w % D2);
     value[n] = row < rows ? vec2(rp_load(row, head0, kv, d.x), rp_load(row, head0, kv, d.y)) : vec2(0.0);
   }
+  // The norm weights now, not after the row sums: their loads overlap the values' and the sums.
+  // A loop of its own: loading them in the loop above, behind QK_NORM, made Llama's (no norm)
+  // attention slower (llama3-8b decode at 3000 keys -1% on an H200).
+  vec2 weight[RP_ITEMS];
+  if (QK_NORM != 0) {
+    for (uint n = 0; n < RP_ITEMS; ++n) {
+      const uint w = t + n * THREADS, row = w / D2;
+      const uvec2 d = rp_dims(w % D2);
+      weight[n] = row < rows ? vec2(rp_norm_weight(row, d.x), rp_norm_weight(row, d.y)) : vec2(1.0);
+    }
+  }
   // The angles while the loads above are in flight.
   const vec2 ratio = vec2(pc.freq_ratio_hi, pc.freq_ratio_lo);
   for (uint u = t; u < rotated; u += THREADS) rp_cos_sin[u] = rope_cos_sin(ratio, u, float(pc.pos));
+  // Sum s of squares: the row of items s * RP_ROW_ITEMS .. + RP_ROW_ITEMS - 1, whose D2 units
+  // RP_GROUP consecutive invocations hold.
+  float row_sum[RP_SUMS];
   if (QK_NORM != 0) {
-    for (uint n = 0; n < RP_ITEMS; ++n) {
-      const uint w = t + n * THREADS;
-      if (w < RP_UNITS) rp_squares[w] = dot(value[n], value[n]);
+    for (uint s = 0; s < RP_SUMS; ++s) {
+      row_sum[s] = 0.0;
+      for (uint i = 0; i < RP_ROW_ITEMS; ++i) row_sum[s] += dot(value[s * RP_ROW_ITEMS + i], value[s * RP_ROW_ITEMS + i]);
     }
-    // per row, a tree over its D2 units (a power of two)
-    for (uint half_width = D2 / 2; half_width > 0; half_width >>= 1) {
-      barrier();
-      for (uint n = 0; n < RP_ITEMS; ++n) {
-        const uint w = t + n * THREADS;
-        if (w < RP_UNITS && w % D2 < half_width) rp_squares[w] += rp_squares[w + half_width];
-      }
-    }
+    PB_LANE_GROUP_REDUCE_EACH(row_sum, RP_SUMS, RP_GROUP, float, lane_group_add, rp_slots)
   }
-  barrier();  // the row sums and the angles are in
+  barrier();  // the angles are in
 
   for (uint n = 0; n < RP_ITEMS; ++n) {
     const uint w = t + n * THREADS, row = w / D2, u = w % D2;
     if (row >= rows) continue;
     const uvec2 d = rp_dims(u);
     vec2 v = value[n];
-    if (QK_NORM != 0) {
-      const float scale = inversesqrt(rp_squares[row * D2] / float(HEAD_DIM) + pc.eps);
-      v = (v * scale) * vec2(rp_norm_weight(row, d.x), rp_norm_weight(row, d.y));
-    }
+    if (QK_NORM != 0) v = (v * inversesqrt(row_sum[n / RP_ROW_ITEMS] / float(HEAD_DIM) + pc.eps)) * weight[n];
     if (u < rotated) {
       const vec2 cs = rp_cos_sin[u];
       v = vec2(v.x * cs.x - v.y * cs.y, v.x * cs.y + v.y * cs.x);

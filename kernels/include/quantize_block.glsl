@@ -36,9 +36,7 @@ uint pack4(int a, int b, int c, int d) {
   return uint(a & 255) | (uint(b & 255) << 8) | (uint(c & 255) << 16) | (uint(d & 255) << 24);
 }
 
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_shuffle : require
-#include "subgroup_order.glsl"
+#include "lane_group_reduce.glsl"
 
 // Where a block spans subgroups (subgroups narrower than the invocations that hold it:
 // lavapipe's 8 lanes against the one-value form's 32), one slot per subgroup's share: the
@@ -52,36 +50,10 @@ shared float qb_slots[gl_WorkGroupSize.x];
 #endif
 
 // The max (qb_block_max) or sum (qb_block_sum) of `a` over the `width` invocations that hold
-// one block: those whose subgroup_major_index() share index / width (width a power of two).
-// Inside a subgroup by butterfly shuffles, so every lane ends with its group's result and no
-// barrier is needed where a subgroup holds whole blocks (NVIDIA, AMD); across subgroups through
-// the slots. Every invocation of the workgroup calls them (they may have barriers; each starts
-// with one, so a call's reads of the slots are done before the next call writes them).
-float qb_block_max(float a, uint width) {
-  const uint lanes = min(gl_SubgroupSize, width);
-  for (uint m = 1u; m < lanes; m <<= 1u) a = max(a, subgroupShuffleXor(a, m));
-  if (lanes < width) {  // the same for the whole workgroup: the barriers stay uniform
-    const uint t = subgroup_major_index(), parts = width / lanes, first = (t / width) * parts;
-    barrier();
-    if (t % lanes == 0u) QB_SLOTS[t / lanes] = a;
-    barrier();
-    for (uint p = 0u; p < parts; ++p) a = max(a, QB_SLOTS[first + p]);
-  }
-  return a;
-}
-int qb_block_sum(int a, uint width) {
-  const uint lanes = min(gl_SubgroupSize, width);
-  for (uint m = 1u; m < lanes; m <<= 1u) a += subgroupShuffleXor(a, m);
-  if (lanes < width) {
-    const uint t = subgroup_major_index(), parts = width / lanes, first = (t / width) * parts;
-    barrier();
-    if (t % lanes == 0u) QB_SLOTS[t / lanes] = float(a);  // |a| <= 32 * 127: exact
-    barrier();
-    a = 0;
-    for (uint p = 0u; p < parts; ++p) a += int(QB_SLOTS[first + p]);
-  }
-  return a;
-}
+// one block: those whose subgroup_major_index() share index / width (lane_group_reduce.glsl).
+// A sum's shares pass through the float slots exactly: |a| <= 32 * 127.
+PB_LANE_GROUP_REDUCE(qb_block_max, float, max, QB_SLOTS)
+PB_LANE_GROUP_REDUCE(qb_block_sum, int, lane_group_add, QB_SLOTS)
 
 #ifndef QB4_SCRATCH
 #extension GL_EXT_shader_8bit_storage : require
