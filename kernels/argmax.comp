@@ -2,7 +2,7 @@
 // Greedy sampling in one workgroup per column: tokens[out_index + c] = the index of the
 // largest logit of column c, top2[c] = (index, bits of max, second index, bits of second) for
 // the run's fingerprint (the rules and the reduction: kernels/include/top2_body.glsl). For a
-// large vocabulary argmax_partial + argmax_combine spread the column over many workgroups.
+// large vocabulary argmax_slices.comp spreads the column over many workgroups.
 #extension GL_GOOGLE_include_directive : require
 
 layout(local_size_x = 1024) in;

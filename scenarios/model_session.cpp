@@ -99,6 +99,9 @@ ModelFacts ModelSession::facts() const {
 std::vector<uint32_t> ModelSession::load_prompt(uint32_t seed, uint32_t length) {
   auto prompt = synthetic_prompt(seed, length, config_.vocab);
   transfer_.upload_from<uint32_t>(activations_->tokens, 0, prompt);
+  // The sliced argmax's arrival counters start at zero and every dispatch leaves them so; zeroed
+  // here for each run, so that a run that failed mid-dispatch cannot leave the next one wrong.
+  transfer_.fill(activations_->argmax_partials, 0, activations_->argmax_partials.size(), 0);
   return prompt;
 }
 

@@ -31,7 +31,8 @@ class ModelSession {
   Transfer& transfer() { return transfer_; }
   ModelFacts facts() const;
 
-  // Writes the deterministic prompt for (seed, length) into the token buffer; returns it.
+  // Writes the deterministic prompt for (seed, length) into the token buffer and zeroes the
+  // sampler's arrival counters (a run's start); returns the prompt.
   std::vector<uint32_t> load_prompt(uint32_t seed, uint32_t length);
 
   // The activation sizes every config in `configs` needs (the widest chunk, the longest context).

@@ -63,7 +63,7 @@ class Activations {
   Buffer tokens;     // uint32 [max_ctx + 1]: the prompt, then each sampled token
   Buffer predicted;  // uint32 [max_ctx + 1]: samples of prompt positions (dead work), unread
   Buffer top2;       // uvec4 [max_ctx + 1]: by position, index/max/second index/second max
-  Buffer argmax_partials;  // the two-pass argmax's top twos per slice of the vocabulary
+  Buffer argmax_partials;  // the sliced argmax's top twos per slice of the vocabulary, and its counters
   Buffer scratch;    // attention split partials
   Buffer quantized_x;  // int8 DMMV inputs (engine/ops/quantize_x_op.h) of up to max_cols columns
                        // of the widest projection input; only with sizes().quantized_inputs

@@ -103,11 +103,12 @@ void OpStream::emit_tail(Emitter& e, const Chunk& chunk, Columns cols) const {
 void OpStream::emit_sample(Emitter& e, const Chunk& chunk, Columns cols, bool into_tokens) const {
   const ModelConfig& c = f_.config();
   const uint32_t out_pos = chunk.pos0 + cols.first + 1;
-  e(argmax_ops(ArgmaxProblem{ForwardContext::columns(f_.act.logits, cols),
-                             TensorView::whole(into_tokens ? f_.act.tokens : f_.act.predicted),
-                             TensorView{&f_.act.top2, out_pos * 16ull, cols.count * 16ull}, c.vocab, cols.count,
-                             f_.act.logits.stride, out_pos, TensorView::whole(f_.act.argmax_partials)},
-               f_.limits),
+  e(sampler_argmax_op(ArgmaxProblem{ForwardContext::columns(f_.act.logits, cols),
+                                    TensorView::whole(into_tokens ? f_.act.tokens : f_.act.predicted),
+                                    TensorView{&f_.act.top2, out_pos * 16ull, cols.count * 16ull}, c.vocab,
+                                    cols.count, f_.act.logits.stride, out_pos,
+                                    TensorView::whole(f_.act.argmax_partials)},
+                      f_.limits),
     into_tokens ? "sample" : "sample_dead");
 }
 

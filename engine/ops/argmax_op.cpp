@@ -9,15 +9,12 @@
 namespace pb {
 namespace {
 
-struct ArgmaxPartialPush {
+struct ArgmaxSlicesPush {
   uint32_t vocab;          // logits per column
   uint32_t logits_stride;  // floats between logits columns
   uint32_t slice;          // logits per workgroup
-};
-
-struct ArgmaxCombinePush {
-  uint32_t n_slices;   // top twos per column
-  uint32_t out_index;  // index in the tokens binding of column 0's token
+  uint32_t out_index;      // index in the tokens binding of column 0's token
+  uint32_t counter_word;   // word of column 0's arrival counter in the partials binding (its last)
 };
 
 // What both forms bind: the logits read, the token ids and top twos written. The tokens are the
@@ -37,6 +34,10 @@ ArgmaxBindings argmax_bindings(const ArgmaxProblem& p, const BindingLimits& limi
 
 uint32_t slices_of(uint32_t vocab) { return ceil_div(vocab, kArgmaxSlice); }
 
+// The top twos of every slice of every column, from the view's start (the arrival counters take
+// its last words).
+uint64_t top_twos_bytes(uint32_t vocab, uint32_t ncols) { return uint64_t(slices_of(vocab)) * ncols * 16; }
+
 }  // namespace
 
 Op argmax_op(const ArgmaxProblem& p, const BindingLimits& limits) {
@@ -50,39 +51,35 @@ Op argmax_op(const ArgmaxProblem& p, const BindingLimits& limits) {
   return op;
 }
 
-uint64_t argmax_partials_bytes(uint32_t vocab, uint32_t ncols) { return uint64_t(slices_of(vocab)) * ncols * 16; }
+uint64_t argmax_partials_bytes(uint32_t vocab, uint32_t ncols) {
+  return top_twos_bytes(vocab, ncols) + uint64_t(ceil_div(ncols, 4)) * 16;
+}
 
-std::vector<Op> argmax_two_pass_ops(const ArgmaxProblem& p, const BindingLimits& limits) {
+Op argmax_sliced_op(const ArgmaxProblem& p, const BindingLimits& limits) {
   const uint32_t slices = slices_of(p.vocab);
-  if (slices > kArgmaxMaxSlices) {
-    throw UsageError("argmax: a vocabulary of " + std::to_string(p.vocab) + " needs " + std::to_string(slices) +
-                     " slices; the combining pass takes at most " + std::to_string(kArgmaxMaxSlices));
-  }
   const uint64_t partial_bytes = argmax_partials_bytes(p.vocab, p.ncols);
   if (p.partials.buffer == nullptr || p.partials.bytes < partial_bytes) {
     throw UsageError("argmax: the partials view needs " + std::to_string(partial_bytes) + " bytes (" +
-                     std::to_string(slices) + " slices x " + std::to_string(p.ncols) + " columns x 16)");
+                     std::to_string(slices) + " slices x " + std::to_string(p.ncols) +
+                     " columns x 16, then a counter per column); give it a zeroed buffer of argmax_partials_bytes()");
   }
   const ArgmaxBindings b = argmax_bindings(p, limits);
-  const TensorView partials = p.partials.slice(0, partial_bytes);
-  Op partial;
-  partial.kernel = &kernel("argmax_partial");
-  partial.bindings = {b.logits, partials.write()};
-  partial.push = PushConstants::of(ArgmaxPartialPush{p.vocab, p.logits_stride, kArgmaxSlice});
-  partial.groups = {slices, p.ncols, 1};
-  partial.label = "argmax_partial";
-  Op combine;
-  combine.kernel = &kernel("argmax_combine");
-  combine.bindings = {partials.read(), b.tokens, b.top2};
-  combine.push = PushConstants::of(ArgmaxCombinePush{slices, b.out_index});
-  combine.groups = {p.ncols, 1, 1};
-  combine.label = "argmax_combine";
-  return {partial, combine};
+  Op op;
+  op.kernel = &kernel("argmax_slices");
+  // The counters sit at the view's end, column 0's in its last word, so that they stay where
+  // they are whatever the column count of the dispatch: a sampler's dispatches of several
+  // columns and of one share the view, and each leaves every counter at zero.
+  op.bindings = {b.logits, p.partials.read_write(), b.tokens, b.top2};
+  op.push = PushConstants::of(ArgmaxSlicesPush{p.vocab, p.logits_stride, kArgmaxSlice, b.out_index,
+                                               static_cast<uint32_t>(p.partials.bytes / 4 - 1)});
+  op.groups = {slices, p.ncols, 1};
+  op.label = "argmax_slices";
+  return op;
 }
 
-std::vector<Op> argmax_ops(const ArgmaxProblem& p, const BindingLimits& limits) {
-  if (p.partials.buffer != nullptr && p.vocab > kArgmaxTwoPassVocab) return argmax_two_pass_ops(p, limits);
-  return {argmax_op(p, limits)};
+Op sampler_argmax_op(const ArgmaxProblem& p, const BindingLimits& limits) {
+  if (p.partials.buffer != nullptr && p.vocab > kArgmaxSlicedVocab) return argmax_sliced_op(p, limits);
+  return argmax_op(p, limits);
 }
 
 }  // namespace pb

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 #include "engine/ops/binding_limits.h"
 #include "engine/ops/tensor_view.h"
@@ -29,27 +28,27 @@ struct ArgmaxProblem {
   uint32_t ncols = 1;
   uint32_t logits_stride = 0;
   uint32_t out_pos = 0;  // position written for column 0
-  TensorView partials;   // argmax_partials_bytes(vocab, ncols) for the two-pass form; may be empty
+  TensorView partials;   // zeroed, at least argmax_partials_bytes(vocab, ncols), for the sliced form; may be empty
 };
 
 // One workgroup per column. Binds the aligned window of tokens holding [out_pos, out_pos +
 // ncols) as written, so the ledger sees only the ids this op produces.
 Op argmax_op(const ArgmaxProblem& problem, const BindingLimits& limits);
 
-// The same result in two dispatches (kernels/argmax_partial.comp, argmax_combine.comp): slices
-// of kArgmaxSlice logits in parallel, each writing its top two to `partials`, then one
-// workgroup per column combining them. One workgroup reads a 150k vocabulary at one SM's pace
-// (27 us on an H200); this reads it with all of them. Throws UsageError when `partials` is
-// too small or the vocabulary needs more than kArgmaxMaxSlices slices.
-std::vector<Op> argmax_two_pass_ops(const ArgmaxProblem& problem, const BindingLimits& limits);
+// The same result from slices of kArgmaxSlice logits in parallel (kernels/argmax_slices.comp):
+// each writes its top two to `partials`, and the last of a column's slices to finish combines
+// them. One workgroup reads a 150k vocabulary at one SM's pace (27 us on an H200); this reads
+// it with all of them, in one dispatch where a second one used to combine. `partials` must
+// start zeroed: its last words are the columns' arrival counters, which every dispatch leaves
+// at zero, whatever its column count. Throws UsageError when `partials` is too small.
+Op argmax_sliced_op(const ArgmaxProblem& problem, const BindingLimits& limits);
 
-// The form a sampler should use: two passes where `partials` is given and the vocabulary is
-// above kArgmaxTwoPassVocab, else argmax_op.
-std::vector<Op> argmax_ops(const ArgmaxProblem& problem, const BindingLimits& limits);
+// The form a sampler should use: sliced where `partials` is given and the vocabulary is above
+// kArgmaxSlicedVocab, else argmax_op.
+Op sampler_argmax_op(const ArgmaxProblem& problem, const BindingLimits& limits);
 
-inline constexpr uint32_t kArgmaxSlice = 2048;          // logits per argmax_partial workgroup
-inline constexpr uint32_t kArgmaxMaxSlices = 1024;      // argmax_combine's workgroup size
-inline constexpr uint32_t kArgmaxTwoPassVocab = 16384;  // one workgroup is as fast below it
+inline constexpr uint32_t kArgmaxSlice = 2048;         // logits per argmax_slices workgroup
+inline constexpr uint32_t kArgmaxSlicedVocab = 16384;  // one workgroup is as fast below it
 uint64_t argmax_partials_bytes(uint32_t vocab, uint32_t ncols);
 
 }  // namespace pb

@@ -2,7 +2,7 @@
 // chunk: rmsnorm, qk_norm_rope (Qwen3's per-head norms with NeoX RoPE, the costlier variant;
 // alone and with the KV write the forward pass fuses into it), glu (SwiGLU), the norm and GLU
 // forms that also quantize their output (where the build has them), and argmax over the
-// vocabulary (one workgroup, and the two-pass form). Their inputs rotate like the others'; they
+// vocabulary (one workgroup, and the sliced form). Their inputs rotate like the others'; they
 // are small enough that the cache may hold them anyway, as it does in the op stream. And the
 // floor under all of them: a dispatch that zeroes 64 floats, so its time is what any dispatch
 // behind a global barrier costs (launch, drain, barrier) before it does any work; once with one
@@ -15,6 +15,7 @@
 #include "engine/ops/quantizing_producer.h"
 #include "engine/ops/rope_kv_write_op.h"
 #include "engine/ops/rmsnorm_op.h"
+#include "harness/immediate.h"
 #include "kernels/bench/benchmarks.h"
 #include "kernels/bench/rotation.h"
 #include "kernels/bench/synthetic_fill.h"
@@ -127,8 +128,8 @@ BenchCase glu_case(BenchEnv& env, uint32_t n, uint32_t cols, bool quantize) {
   return c;
 }
 
-// `two_pass`: argmax_two_pass_ops, both dispatches of each invocation in the round.
-BenchCase argmax_case(BenchEnv& env, uint32_t vocab, uint32_t cols, bool two_pass) {
+// `sliced`: argmax_sliced_op.
+BenchCase argmax_case(BenchEnv& env, uint32_t vocab, uint32_t cols, bool sliced) {
   BenchCase c;
   const uint64_t floats = uint64_t(vocab) * cols;
   // Token ids by position: a binding window aligned to the device's offset alignment.
@@ -137,13 +138,15 @@ BenchCase argmax_case(BenchEnv& env, uint32_t vocab, uint32_t cols, bool two_pas
   const Buffer& top2 = keep(c, Buffer(env.device(), 16ull * cols, MemoryUse::Device, "top2"));
   const Buffer& partials =
       keep(c, Buffer(env.device(), argmax_partials_bytes(vocab, cols), MemoryUse::Device, "argmax partials"));
+  if (sliced) {  // its arrival counters start at zero, and each dispatch leaves them so
+    const Op zero = fill_zero_op(TensorView::whole(partials));
+    run_immediately(env.device(), env.pipelines(), std::span(&zero, 1));
+  }
   const BindingLimits limits = BindingLimits::of(env.info());
   for (const Buffer* logits : float_copies(env, c, floats, 11, "logits")) {
     const ArgmaxProblem p{TensorView::whole(*logits), TensorView::whole(tokens), TensorView::whole(top2), vocab,
                           cols, vocab, 0, TensorView::whole(partials)};
-    for (const Op& op : two_pass ? argmax_two_pass_ops(p, limits) : std::vector<Op>{argmax_op(p, limits)}) {
-      c.round.push_back(op);
-    }
+    c.round.push_back(sliced ? argmax_sliced_op(p, limits) : argmax_op(p, limits));
   }
   c.cost = argmax_cost(vocab, cols);
   return c;
@@ -196,7 +199,7 @@ void register_elementwise_benchmarks(GpuBenchmarks& benchmarks) {
   const uint32_t vocab = s.vocab;
   benchmarks.add("argmax/vocab:" + std::to_string(vocab) + "/cols:1",
                  [=](BenchEnv& env) { return argmax_case(env, vocab, 1, false); });
-  benchmarks.add("argmax_two_pass/vocab:" + std::to_string(vocab) + "/cols:1",
+  benchmarks.add("argmax_slices/vocab:" + std::to_string(vocab) + "/cols:1",
                  [=](BenchEnv& env) { return argmax_case(env, vocab, 1, true); });
 }
 

@@ -1,13 +1,13 @@
-// Greedy sampling's top two, shared by argmax.comp and its two-pass form (argmax_partial.comp,
-// argmax_combine.comp): per column, the index of the maximum (the lowest index among equal maxima; NaN never wins) and the best
+// Greedy sampling's top two, shared by argmax.comp and its sliced form (argmax_slices.comp): per
+// column, the index of the maximum (the lowest index among equal maxima; NaN never wins) and the best
 // element other than it, so equal maxima give a margin of zero. A missing candidate reads
 // index NONE with NaN bits.
 //
 // Each invocation keeps its own top two over elements it is offered in increasing index order
 // (strict > keeps the lowest index), then four workgroup reductions pick the winner (max value,
 // then min index holding it) and the runner-up the same way among everyone's best non-winner.
-// Candidates may be logits (argmax.comp, argmax_partial.comp) or other workgroups' top twos
-// (argmax_combine.comp): a top two of a slice offers its winner as a best and its second as
+// Candidates may be logits or the top twos of slices (argmax_slices.comp's last workgroup of a
+// column): a top two of a slice offers its winner as a best and its second as
 // the fallback, which is all the runner-up can come from, so the result is the same.
 //
 // The includer declares its workgroup size and includes workgroup_reduce.glsl first.

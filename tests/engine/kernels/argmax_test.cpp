@@ -1,16 +1,20 @@
-// Greedy argmax against the reference, in one pass (argmax_op) and in two (argmax_two_pass_ops:
-// slices of 2048, then their top twos combined): random logits at vocabularies from 1 to 262144
-// (Gemma's) with several padded columns written at an unaligned output position, then the
-// rules that make the fingerprint deterministic: ties go to the lowest index (and give a zero
-// margin), NaN never wins, an all-NaN column reports "no token", -inf and signed zeros are
-// ordinary values. At 3000 logits the rules' special values fall in both slices of the two-pass
-// form, so the combination is checked across slices. Tolerance: exact (indices and value bits;
-// a comparison has no rounding).
+// Greedy argmax against the reference, in one workgroup per column (argmax_op) and sliced
+// (argmax_sliced_op: slices of 2048, the last to finish combining their top twos): random
+// logits at vocabularies from 1 to 262144 (Gemma's) with several padded columns written at an
+// unaligned output position, then the rules that make the fingerprint deterministic: ties go to
+// the lowest index (and give a zero margin), NaN never wins, an all-NaN column reports "no
+// token", -inf and signed zeros are ordinary values. At 3000 logits the rules' special values
+// fall in both slices of the sliced form, so the combination is checked across slices. The
+// sliced form runs twice on its partials, and dispatches of several column counts share one
+// buffer, as the engine's do: its arrival counters must be back at zero after each. Tolerance:
+// exact (indices and value bits; a comparison has no rounding).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <bit>
 #include <limits>
+#include <optional>
+#include <string>
 #include <tuple>
 
 #include "engine/ops/argmax_op.h"
@@ -26,20 +30,34 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr uint32_t kOutPos = 5;  // not a multiple of 4: the tokens window starts before it
 constexpr uint32_t kTokenSentinel = 0xABCDu;
 
-// Runs argmax over `logits` (in two passes or one) and checks tokens (and the ids around them)
+// Runs argmax over `logits` (sliced or not) and checks tokens (and the ids around them)
 // and top2 exactly.
-void check_argmax(const std::vector<float>& logits, uint32_t vocab, uint32_t ncols, uint32_t stride, bool two_pass) {
+// `shared_partials`, where given, is the zeroed partials buffer of earlier calls (the sliced
+// form's arrival counters must be back at zero after each).
+void check_argmax(const std::vector<float>& logits, uint32_t vocab, uint32_t ncols, uint32_t stride, bool sliced,
+                  const Buffer* shared_partials = nullptr) {
   const std::vector<uint32_t> tokens0(kOutPos + ncols + 3, kTokenSentinel);
   const std::vector<uint32_t> top2_0(size_t(ncols) * 4, 0);
   Buffer lb = upload_floats(logits, "logits");
   Buffer tb = upload_vector(tokens0, "tokens"), sb = upload_vector(top2_0, "top2");
-  Buffer pb(device(), argmax_partials_bytes(vocab, ncols), MemoryUse::Device, "partials");
+  // Zeroed, as the arrival counters of the sliced form need; run twice below, as a decode does.
+  std::optional<Buffer> own_partials;
+  if (!shared_partials) {
+    own_partials = upload_vector(std::vector<uint32_t>(argmax_partials_bytes(vocab, ncols) / 4, 0), "partials");
+  }
+  const Buffer& pb = shared_partials ? *shared_partials : *own_partials;
   const ArgmaxProblem problem{TensorView::whole(lb), TensorView::whole(tb), TensorView::whole(sb), vocab,
                               ncols, stride, kOutPos, TensorView::whole(pb)};
   const BindingLimits limits = BindingLimits::of(device().info());
-  const std::vector<Op> ops = two_pass ? argmax_two_pass_ops(problem, limits) : std::vector<Op>{argmax_op(problem, limits)};
-  ASSERT_EQ(ops.size(), two_pass ? 2u : 1u);
+  const std::vector<Op> ops = {sliced ? argmax_sliced_op(problem, limits) : argmax_op(problem, limits)};
   run_ops(ops, BarrierPolicy::Ledger);
+  if (sliced) {
+    // The counters must be back at zero: a second dispatch on the same partials gives the same.
+    const auto first = download_vector<uint32_t>(sb, top2_0.size());
+    transfer().upload_from<uint32_t>(sb, 0, top2_0);
+    run_ops(ops, BarrierPolicy::Ledger);
+    EXPECT_EQ(download_vector<uint32_t>(sb, top2_0.size()), first);
+  }
   const auto tokens = download_vector<uint32_t>(tb, tokens0.size());
   const auto top2 = download_vector<uint32_t>(sb, top2_0.size());
 
@@ -65,10 +83,10 @@ void check_argmax(const std::vector<float>& logits, uint32_t vocab, uint32_t nco
 class ArgmaxTest : public GpuTest, public ::testing::WithParamInterface<std::tuple<uint32_t, bool>> {};
 
 TEST_P(ArgmaxTest, MatchesTheReferenceOnRandomLogits) {
-  const auto [vocab, two_pass] = GetParam();
+  const auto [vocab, sliced] = GetParam();
   const uint32_t ncols = 3, stride = vocab + 3;
   std::mt19937 rng(29 + vocab);
-  check_argmax(random_columns(vocab, ncols, stride, -20.0f, 20.0f, rng), vocab, ncols, stride, two_pass);
+  check_argmax(random_columns(vocab, ncols, stride, -20.0f, 20.0f, rng), vocab, ncols, stride, sliced);
 }
 
 INSTANTIATE_TEST_SUITE_P(Vocabularies, ArgmaxTest,
@@ -109,22 +127,34 @@ TEST_P(ArgmaxRules, TiesNaNInfinitiesAndSignedZeros) {
 
 INSTANTIATE_TEST_SUITE_P(Passes, ArgmaxRules, ::testing::Bool());
 
-TEST(ArgmaxOps, TwoPassesOnlyWhereTheyPayAndWithRoomForThePartials) {
+class ArgmaxSlices : public GpuTest {};
+
+// The engine samples the prompt's dead positions (several columns) and each token (one column)
+// with one partials buffer: every dispatch must find its columns' arrival counters at zero,
+// wherever its own top twos end.
+TEST_F(ArgmaxSlices, DispatchesOfDifferentColumnCountsShareThePartials) {
+  const uint32_t vocab = 5000;
+  const Buffer partials = upload_vector(std::vector<uint32_t>(argmax_partials_bytes(vocab, 4) / 4, 0), "partials");
+  std::mt19937 rng(37);
+  for (const uint32_t ncols : {4u, 1u, 3u, 1u, 4u}) {
+    SCOPED_TRACE("columns " + std::to_string(ncols));
+    check_argmax(random_columns(vocab, ncols, vocab, -20.0f, 20.0f, rng), vocab, ncols, vocab, true, &partials);
+  }
+}
+
+TEST(ArgmaxOps, SlicedOnlyWhereItPaysAndWithRoomForThePartials) {
   Buffer b(device(), 1 << 20, MemoryUse::Device, "b");
   const BindingLimits limits = BindingLimits::of(device().info());
   const TensorView whole = TensorView::whole(b);
   ArgmaxProblem p{whole, whole, whole, 3000, 1, 3000, 0, whole};
-  EXPECT_EQ(argmax_ops(p, limits).size(), 1u);  // small: one workgroup is as fast
+  EXPECT_EQ(sampler_argmax_op(p, limits).label, "argmax");  // small: one workgroup is as fast
   p.vocab = p.logits_stride = 100000;
-  EXPECT_EQ(argmax_ops(p, limits).size(), 2u);
+  EXPECT_EQ(sampler_argmax_op(p, limits).label, "argmax_slices");
   p.partials = TensorView{};
-  EXPECT_EQ(argmax_ops(p, limits).size(), 1u);  // no partials given: one pass
-  EXPECT_THROW(argmax_two_pass_ops(p, limits), UsageError);
-  p.partials = whole.slice(0, argmax_partials_bytes(p.vocab, 1) - 16);  // one slice short
-  EXPECT_THROW(argmax_two_pass_ops(p, limits), UsageError);
-  p.vocab = p.logits_stride = kArgmaxSlice * kArgmaxMaxSlices + 1;  // more slices than one combine takes
-  p.partials = whole;
-  EXPECT_THROW(argmax_two_pass_ops(p, limits), UsageError);
+  EXPECT_EQ(sampler_argmax_op(p, limits).label, "argmax");  // no partials given: one workgroup
+  EXPECT_THROW(argmax_sliced_op(p, limits), UsageError);
+  p.partials = whole.slice(0, argmax_partials_bytes(p.vocab, 1) - 16);  // no room for the counter
+  EXPECT_THROW(argmax_sliced_op(p, limits), UsageError);
 }
 
 }  // namespace
