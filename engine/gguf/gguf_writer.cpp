@@ -176,7 +176,10 @@ std::vector<uint8_t> GgufWriter::encode_head() const {
     e.put<uint32_t>(static_cast<uint32_t>(t.type));
     e.put<uint64_t>(t.offset);
   }
-  out.resize(*align_up(out.size(), alignment_), 0);
+  // The padding aligns the tensor data that follows. A file without tensors has none, and ends
+  // here, as gguf-py's vocab-only files do (readers accept both). Padding it anyway would let a
+  // tensor-less file that names a 2 GiB alignment grow to 2 GiB on a rewrite.
+  if (!tensors_.empty()) out.resize(*align_up(out.size(), alignment_), 0);
   return out;
 }
 
@@ -185,7 +188,9 @@ uint64_t GgufWriter::file_size() const { return encode_head().size() + data_size
 void GgufWriter::emit(const Sink& sink) const {
   sink(encode_head());
   std::vector<uint8_t> buffer;
-  const std::vector<uint8_t> zeros(alignment_, 0);
+  // Padding comes from one bounded block of zeros: an alignment may be as large as 2 GiB.
+  const std::vector<uint8_t> zeros(
+      static_cast<size_t>(std::min<uint64_t>(alignment_, kChunkBytes)), 0);
   for (const Tensor& t : tensors_) {
     if (!t.fill) {
       sink(t.data);
@@ -198,8 +203,11 @@ void GgufWriter::emit(const Sink& sink) const {
         sink(chunk);
       }
     }
-    const uint64_t padded = *align_up(t.bytes, alignment_);
-    sink(std::span<const uint8_t>(zeros.data(), static_cast<size_t>(padded - t.bytes)));
+    for (uint64_t pad = *align_up(t.bytes, alignment_) - t.bytes; pad > 0;) {
+      const uint64_t n = std::min<uint64_t>(pad, zeros.size());
+      sink(std::span<const uint8_t>(zeros.data(), static_cast<size_t>(n)));
+      pad -= n;
+    }
   }
 }
 

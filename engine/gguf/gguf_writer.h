@@ -70,7 +70,7 @@ class GgufWriter {
   // Validates and lays out a tensor (not yet added).
   Tensor make_tensor(std::string name, std::vector<uint64_t> dims, GgmlType type) const;
   void push_tensor(Tensor t);
-  std::vector<uint8_t> encode_head() const;  // header, metadata, tensor infos, padding
+  std::vector<uint8_t> encode_head() const;  // header, metadata, tensor infos, padding if any
   void emit(const Sink& sink) const;
 
   uint32_t alignment_;

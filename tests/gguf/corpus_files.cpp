@@ -39,6 +39,11 @@ std::vector<CorpusFile> gguf_seed_corpus() {
   quant.add_tensor("h", {3}, GgmlType::F16, std::vector<uint8_t>(6, 1));
   out.push_back({"align16_q8_f16.gguf", quant.to_bytes()});
 
+  // What fuzz_gguf once rewrote into 2 GiB: a tensor-less file naming the largest alignment.
+  GgufWriter huge_alignment(uint32_t{1} << 31);
+  huge_alignment.add("general.name", "vocab only");
+  out.push_back({"tensorless_align2g.gguf", huge_alignment.to_bytes()});
+
   return out;
 }
 

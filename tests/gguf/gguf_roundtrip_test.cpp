@@ -121,6 +121,41 @@ TEST_P(RoundTrip, EveryValueTypeAndSeveralTensors) {
 
 INSTANTIATE_TEST_SUITE_P(Alignments, RoundTrip, ::testing::Values(32u, 64u, 8u, 1u, 4096u));
 
+// Found by fuzz_gguf: a tensor-less file that names a 2^31 alignment. Its reader accepts it
+// (gguf-py writes vocab-only files without the padding), and a rewrite that padded its head to
+// the alignment asked for 2 GiB. Without tensors there is nothing to align, so none is written.
+TEST(GgufWriter, PadsOnlyWhereDataFollowsAndInBoundedBlocks) {
+  for (const uint32_t alignment : {32u, 4096u, 1u << 31}) {
+    GgufWriter w(alignment);
+    w.add("general.name", std::string("vocab only"));
+    const std::vector<uint8_t> bytes = w.to_bytes();
+    EXPECT_LT(bytes.size(), 128u) << alignment;
+    EXPECT_EQ(w.file_size(), bytes.size()) << alignment;
+    const GgufFile f = GgufFile::from_memory(bytes, "tensorless");
+    EXPECT_EQ(f.alignment(), alignment);
+    EXPECT_TRUE(f.tensors().empty());
+    GgufWriter again(f.alignment());
+    again.add("general.name", std::string("vocab only"));
+    EXPECT_EQ(again.to_bytes(), bytes) << alignment;
+  }
+  // With tensors the head and each tensor are padded, here by more than the writer's 4 MiB
+  // block of zeros at a time.
+  const uint32_t alignment = 8u << 20;
+  GgufWriter w(alignment);
+  w.add_tensor("a", {8}, GgmlType::F32, pattern(32, 1));
+  w.add_tensor("b", {8}, GgmlType::F32, pattern(32, 2));
+  const std::vector<uint8_t> bytes = w.to_bytes();
+  EXPECT_EQ(bytes.size(), 3u * alignment);
+  EXPECT_EQ(w.file_size(), bytes.size());
+  const GgufFile f = GgufFile::from_memory(bytes, "two tensors");
+  EXPECT_EQ(f.data_offset(), alignment);
+  EXPECT_EQ(f.tensor("b").file_offset, 2u * alignment);
+  const auto b = f.tensor_data(f.tensor("b"));
+  EXPECT_TRUE(std::equal(b.begin(), b.end(), pattern(32, 2).begin()));
+  EXPECT_TRUE(std::all_of(bytes.begin() + alignment + 32, bytes.begin() + 2 * alignment,
+                          [](uint8_t x) { return x == 0; }));
+}
+
 TEST(GgufWriter, StreamsLargeTensorsInChunks) {
   TempDir dir;
   GgufWriter w;
