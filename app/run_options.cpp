@@ -29,6 +29,8 @@ constexpr AxisFlag kAxisFlags[] = {
     {"--subgroup", "subgroup", false, "default, 32, 64"},
     {"--dmmv-activations", "dmmv_activations", false,
      "float, int8 (DMMV on int8-quantized activations with integer dot products)"},
+    {"--norm-placement", "norm_placement", false,
+     "dispatch, producer (with int8 activations: decode's norms written by the residual projection before them)"},
 };
 
 }  // namespace

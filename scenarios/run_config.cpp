@@ -43,7 +43,7 @@ const std::vector<std::string>& axis_keys() {
       "model",  "weights",     "prompt_tokens", "decode_tokens",  "seed",
       "submit", "prefill",     "num_cols",      "chunk_cols",     "barriers",
       "double_buffer", "skip_dead_work", "descriptors", "profile", "subgroup", "coopmat",
-      "dmmv_activations"};
+      "dmmv_activations", "norm_placement"};
   return keys;
 }
 
@@ -64,7 +64,8 @@ nlohmann::json to_json(const RunConfig& c) {
                       {"profile", std::string(profile_density_name(c.profile))},
                       {"subgroup", subgroup_name(c.subgroup)},
                       {"coopmat", c.forward.allow_coopmat},
-                      {"dmmv_activations", std::string(dmmv_activations_name(c.forward.dmmv_activations))}};
+                      {"dmmv_activations", std::string(dmmv_activations_name(c.forward.dmmv_activations))},
+                      {"norm_placement", std::string(norm_placement_name(c.forward.norm_placement))}};
   if (!c.gguf.empty()) {
     // The weights and the model come from the file, not from the preset and weight axes.
     j["gguf"] = c.gguf;
@@ -115,6 +116,10 @@ void apply_axis(RunConfig& c, const std::string& key, const nlohmann::json& v, c
     const auto a = parse_dmmv_activations(as_string(v, where, kDmmvActivationsValues));
     if (!a) bad_value(where, v, kDmmvActivationsValues);
     c.forward.dmmv_activations = *a;
+  } else if (key == "norm_placement") {
+    const auto n = parse_norm_placement(as_string(v, where, kNormPlacementValues));
+    if (!n) bad_value(where, v, kNormPlacementValues);
+    c.forward.norm_placement = *n;
   } else if (key == "skip_dead_work") {
     c.forward.skip_dead_work = as_bool(v, where);
   } else if (key == "descriptors") {

@@ -232,11 +232,34 @@ def run_of(r, ident):
     return runs[0], ""
 
 
+# Decode runs are named decode-[int8-[producer-]]MODEL: float inputs, int8 inputs, and int8
+# inputs with the norms written by the projections before them (norm_placement: producer).
+DECODE_VARIANTS = ("decode-int8-producer-", "decode-int8-", "decode-")
+
+
+def decode_variant(ident):
+    """(model, variant index in DECODE_VARIANTS' reverse order: 0 float, 1 int8, 2 int8 + producer)."""
+    for i, prefix in enumerate(DECODE_VARIANTS):
+        if ident.startswith(prefix):
+            return ident.removeprefix(prefix), len(DECODE_VARIANTS) - 1 - i
+    raise ValueError(f"not a decode run: {ident}")
+
+
+def decode_name(model, config):
+    """The model and what its decode ran on, from the run's config."""
+    name = f"{model} q4_k"
+    if config.get("dmmv_activations") == "int8":
+        name += ", int8 DMMV inputs"
+        if config.get("norm_placement") == "producer":
+            name += ", norms in the producer"
+    return name
+
+
 def decode_figures(r, idents, details):
     for ident in idents:
-        int8 = ident.startswith("decode-int8-")
-        model = ident.removeprefix("decode-int8-" if int8 else "decode-")
-        name = f"{model} q4_k" + (", int8 DMMV inputs" if int8 else "")
+        model, variant = decode_variant(ident)
+        name = decode_name(model, {"dmmv_activations": "int8" if variant else "float",
+                                   "norm_placement": "producer" if variant == 2 else "dispatch"})
         run, why = run_of(r, ident)
         if not run:
             r.missing(f"decode {name}: tok/s and roofline share", ident, why)
@@ -277,8 +300,7 @@ def dispatch_cost_section(r):
         if not run:
             out += [f"**{model}**: missing, {why} ([`{ident}`](#commands)).", ""]
             continue
-        int8 = run["config"].get("dmmv_activations") == "int8"
-        name = f"{model} q4_k" + (", int8 DMMV inputs" if int8 else "")
+        name = decode_name(model, run["config"])
         tokens = run["samples"][-1]["decode"]["tokens"] or 1
         ops, order = {}, []
         for span in run["timeline"]["decode"]["gpu_spans"]:
@@ -303,7 +325,9 @@ def dispatch_cost_section(r):
         total = sum(ops.values()) / timeline_tokens
         out.append(f"| all | {total:.2f} | {busy['median'] * 1e3 / tokens:.1f} | {busy['min'] * 1e3 / tokens:.1f} – "
                    f"{busy['max'] * 1e3 / tokens:.1f} | {busy['median'] * 1e3 / tokens / total:.2f} | 100% |")
-        plain, _ = run_of(r, ("decode-int8-" if int8 else "decode-") + model)
+        int8 = run["config"].get("dmmv_activations") == "int8"
+        producer = int8 and run["config"].get("norm_placement") == "producer"
+        plain, _ = run_of(r, ("decode-int8-producer-" if producer else "decode-int8-" if int8 else "decode-") + model)
         if plain:
             base = plain["summary"]["decode.gpu_busy_ms"]["median"] / (plain["samples"][-1]["decode"]["tokens"] or 1)
             prof = busy["median"] / tokens
@@ -472,10 +496,9 @@ def main():
     except (OSError, ValueError, KeyError) as e:
         print(f"performance_report: cannot read the results in {args.results}: {e}", file=sys.stderr)
         return 2
-    # Per model, the float run, then the int8-input one.
-    decode_runs = sorted((i for i in r.commands if i.startswith("decode-")),
-                         key=lambda i: (i.removeprefix("decode-").removeprefix("int8-"), "int8-" in i))
-    models = sorted({i.removeprefix("decode-").removeprefix("int8-") for i in decode_runs})
+    # Per model, the float run, then the int8-input ones.
+    decode_runs = sorted((i for i in r.commands if i.startswith("decode-")), key=decode_variant)
+    models = sorted({decode_variant(i)[0] for i in decode_runs})
     details = []
     dmmv_figures(r)
     intdot_figures(r)

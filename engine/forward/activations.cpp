@@ -54,6 +54,12 @@ uint64_t quantized_inputs_bytes(const Widths& w, const ActivationSizes& s) {
   return quantized_x_bytes((widest + 255) / 256 * 256, s.max_cols, BindingLimits{s.binding_alignment});
 }
 
+// A norm's deferred int8 form: one column of the hidden state, rounded up as above.
+uint64_t deferred_norm_storage_bytes(const Widths& w, const ActivationSizes& s) {
+  if (!s.quantized_inputs) return 0;
+  return deferred_norm_bytes((w.hidden + 255) / 256 * 256, BindingLimits{s.binding_alignment});
+}
+
 }  // namespace
 
 Columns2D Activations::columns(Device& device, uint32_t width, uint32_t cols, const char* name) {
@@ -76,7 +82,7 @@ uint64_t Activations::bytes_needed(const ModelConfig& c, const ActivationSizes& 
                    columns_bytes(gate_up_width(w), cols) +
                    columns_bytes(w.vocab, cols) + s.attention_scratch_bytes + uint64_t(s.max_ctx + 1) * 24 +
                    argmax_partials_bytes(c.vocab, s.max_cols) +
-                   quantized_inputs_bytes(w, s);
+                   quantized_inputs_bytes(w, s) + deferred_norm_storage_bytes(w, s);
   for (uint32_t l = 0; l < c.n_layers; ++l) {
     if (c.layer_kind(l) == LayerKind::DeltaNet) {
       total += (c.ssm.conv_state_floats() + c.ssm.delta_state_floats()) * 4;
@@ -118,6 +124,7 @@ Activations::Activations(Device& device, const ModelConfig& c, const ActivationS
                    "attention scratch");
   if (s.quantized_inputs) {
     quantized_x = Buffer(device, quantized_inputs_bytes(w, s), MemoryUse::Device, "quantized inputs");
+    deferred_norm = Buffer(device, deferred_norm_storage_bytes(w, s), MemoryUse::Device, "deferred norm");
   }
   k_cache.resize(c.n_layers);
   v_cache.resize(c.n_layers);

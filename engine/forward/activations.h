@@ -67,6 +67,10 @@ class Activations {
   Buffer scratch;    // attention split partials
   Buffer quantized_x;  // int8 DMMV inputs (engine/ops/quantize_x_op.h) of up to max_cols columns
                        // of the widest projection input; only with sizes().quantized_inputs
+  Buffer deferred_norm;  // a norm's int8 form written by the projection before it (one hidden
+                         // column, with block squares: norm_placement producer); only with
+                         // sizes().quantized_inputs. Apart from quantized_x, which that
+                         // projection reads while it writes this
   std::vector<Buffer> k_cache, v_cache;  // per attention layer [n_kv_heads][max_ctx][head_dim] f16
 
   // Mixture of experts (MoE models)

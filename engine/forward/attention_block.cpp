@@ -56,8 +56,11 @@ void emit_attention_block(Emitter& e, const ForwardContext& f, uint32_t layer, c
   const uint32_t q_dim = c.n_heads * a.head_dim;
   const Columns all = chunk.all();
   e.at(Phase::AttnNorm, l, static_cast<int32_t>(chunk.pos0));
+  const auto int8 = [&](TensorRole role) { return f.projects_int8(f.tensor(role, l), chunk, all); };
+  const bool only_int8_readers = int8(TensorRole::AttnQ) && int8(TensorRole::AttnK) && int8(TensorRole::AttnV) &&
+                                 (!c.attention_output_gate || int8(TensorRole::AttnOutputGate));
   f.norm_for_projection(e, "attn_norm", f.act.x, f.tensor(TensorRole::AttnNorm, l), f.act.xn, all, chunk,
-                        f.tensor(TensorRole::AttnQ, l));
+                        f.tensor(TensorRole::AttnQ, l), only_int8_readers);
 
   e.phase(Phase::AttnQkv);
   const std::vector<Columns2D> qkv = f.act.qkv(c, layer);

@@ -121,8 +121,11 @@ void emit_ffn_block(Emitter& e, const ForwardContext& f, uint32_t layer, const C
   // In a MoE model the FFN norm only feeds the router and the experts: it counts as MoE time.
   e.at(c.has_moe() ? Phase::MoeRouter : Phase::FfnNorm, l, static_cast<int32_t>(chunk.pos0));
   const DeviceTensor& first_projection = f.tensor(c.has_moe() ? TensorRole::MoeRouter : TensorRole::FfnGate, l);
+  // A dense FFN's norm feeds gate and up alone; a MoE's also the experts, which read it as floats.
+  const bool only_int8_readers = !c.has_moe() && f.projects_int8(f.tensor(TensorRole::FfnGate, l), chunk, rest) &&
+                                 f.projects_int8(f.tensor(TensorRole::FfnUp, l), chunk, rest);
   f.norm_for_projection(e, "ffn_norm", f.act.x, f.tensor(TensorRole::FfnNorm, l), f.act.xn, rest, chunk,
-                        first_projection);
+                        first_projection, only_int8_readers);
   if (!c.has_moe()) {
     emit_dense_ffn(e, f, l, chunk, rest);
     return;

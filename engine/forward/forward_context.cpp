@@ -20,6 +20,15 @@ void Emitter::operator()(std::vector<Op> ops, const char* label) {
   for (auto& op : ops) (*this)(std::move(op), label);
 }
 
+void Emitter::replace(size_t index, Op op) {
+  const Op& old = out_.at(index);
+  op.phase = old.phase;
+  op.layer = old.layer;
+  op.token = old.token;
+  op.label = old.label;
+  out_[index] = std::move(op);
+}
+
 TensorView ForwardContext::columns(const Columns2D& b, uint32_t width, Columns cols) {
   const uint64_t stride = b.stride * 4ull;
   return TensorView{b.buffer, b.first * 4ull + cols.first * stride, (cols.count - 1) * stride + width * 4ull};
@@ -37,8 +46,11 @@ void ForwardContext::project(Emitter& e, const char* label, const DeviceTensor& 
   if (matmul) {
     e(matmul_ops(p, limits, choose_matmul(device, w.spec.format, options.allow_coopmat)), label);
   } else if (projects_int8(w, chunk, cols)) {
-    e(dmmv_intdot_ops(p, quantized_input(e, p), limits, dmmv_intdot_choice(device, w.spec.format, options.allow_coopmat)),
-      label);
+    const QuantizedX input = quantized_input(e, p);
+    std::vector<Op> ops = dmmv_intdot_ops(p, input, limits, dmmv_intdot_choice(device, w.spec.format, options.allow_coopmat));
+    const bool residual = accumulate && ops.size() == 1 && cols.count == 1 && !chunk.prefill && !input.rms;
+    e(std::move(ops), label);
+    if (residual) e.last_residual = ResidualProjection{p, input, e.ops().size() - 1};
   } else {
     e(dmmv_ops(p, options.num_cols, limits), label);
   }

@@ -46,6 +46,14 @@ struct QuantizedInput {
   QuantizedX quantized;  // where the int8 form lives
 };
 
+// A residual projection (y += W x, one column, one dispatch) on int8 inputs, remembered so
+// that the RMSNorm of its output can move into it (norm_placement: producer).
+struct ResidualProjection {
+  ProjectionProblem problem;
+  QuantizedX input;     // its x, quantized
+  size_t op_index = 0;  // its op in the list
+};
+
 // Tags every op with the phase, layer and token it belongs to, and remembers what the list it
 // fills has quantized.
 class Emitter {
@@ -60,8 +68,11 @@ class Emitter {
   void operator()(Op op, const char* label);
   void operator()(std::vector<Op> ops, const char* label);
   const std::vector<Op>& ops() const { return out_; }
+  // Puts `op` where op `index` is, with that op's phase, layer, token and label.
+  void replace(size_t index, Op op);
 
   std::optional<QuantizedInput> last_quantized;  // the latest quantize_x of this list
+  std::optional<ResidualProjection> last_residual;  // the latest residual int8 projection
 
  private:
   std::vector<Op>& out_;
@@ -105,15 +116,21 @@ struct ForwardContext {
   // The int8 form of p's input: quantize_x is emitted unless the list's latest quantization is
   // of exactly this input and no op since has written it.
   const QuantizedX& quantized_input(Emitter& e, const ProjectionProblem& p) const;
+  // With norm_placement producer: moves `norm` into the residual projection that is the list's
+  // last op and makes x (norm.ncols = 1), and remembers the norm's deferred int8 form. False
+  // (nothing emitted) where that does not hold.
+  bool defer_norm(Emitter& e, const RmsNormProblem& norm, const Chunk& chunk) const;
   // RMSNorm of `cols` of x into y with `weight`, (1 + w) where the model says so.
   RmsNormProblem rmsnorm_problem(const Columns2D& x, const DeviceTensor& weight, const Columns2D& y,
                                  Columns cols) const;
   // The norm in front of projections whose first is `consumer` (q, gate, the router, the LM
   // head): where that projection takes int8 inputs, one rmsnorm_quantize dispatch writes y and
-  // its int8 form, which the projections then reuse, instead of rmsnorm + quantize_x.
+  // its int8 form, which the projections then reuse, instead of rmsnorm + quantize_x. Where
+  // `only_int8_readers` (every reader of y is an int8 projection, so y itself need not exist),
+  // the residual projection before it may write its int8 form instead (defer_norm).
   void norm_for_projection(Emitter& e, const char* label, const Columns2D& x, const DeviceTensor& weight,
-                           const Columns2D& y, Columns cols, const Chunk& chunk,
-                           const DeviceTensor& consumer) const;
+                           const Columns2D& y, Columns cols, const Chunk& chunk, const DeviceTensor& consumer,
+                           bool only_int8_readers = false) const;
   // The gated unit in front of the projection `consumer` (the FFN's or shared expert's down):
   // glu_quantize where it takes int8 inputs, else glu. `glu` covers columns `cols` of the chunk.
   void glu_for_projection(Emitter& e, const char* label, const GluProblem& glu, Columns cols, const Chunk& chunk,

@@ -29,4 +29,15 @@ std::optional<DmmvActivations> parse_dmmv_activations(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view norm_placement_name(NormPlacement p) {
+  return p == NormPlacement::Producer ? "producer" : "dispatch";
+}
+
+std::optional<NormPlacement> parse_norm_placement(std::string_view name) {
+  for (auto p : {NormPlacement::Dispatch, NormPlacement::Producer}) {
+    if (norm_placement_name(p) == name) return p;
+  }
+  return std::nullopt;
+}
+
 }  // namespace pb

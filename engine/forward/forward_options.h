@@ -26,6 +26,20 @@ enum class DmmvActivations {
           // projections whose format has no integer path (F32, F16) stay float
 };
 
+// Where an RMSNorm in front of int8 projections runs in decode (the `norm_placement` axis).
+enum class NormPlacement {
+  Dispatch,  // a dispatch of its own, which writes the norm's int8 form (rmsnorm_quantize)
+  Producer,  // where a residual projection (the attention output, the FFN down) makes the norm's
+             // input, that projection writes the norm's int8 form too, and the projections that
+             // read it divide by the RMS (kernels/include/dmmv_intdot_norm_epilogue.glsl): one
+             // dispatch less per norm. Needs dmmv_activations int8; elsewhere (prefill, the
+             // first layer's norm, norms read by float ops) the norm keeps its dispatch
+};
+
+std::string_view norm_placement_name(NormPlacement p);
+std::optional<NormPlacement> parse_norm_placement(std::string_view name);
+inline constexpr std::string_view kNormPlacementValues = "dispatch, producer";
+
 std::string_view dmmv_activations_name(DmmvActivations a);
 std::optional<DmmvActivations> parse_dmmv_activations(std::string_view name);
 inline constexpr std::string_view kDmmvActivationsValues = "float, int8";
@@ -42,6 +56,7 @@ struct ForwardOptions {
                                 // non-terminal prompt tokens
   bool allow_coopmat = true;    // matmul and the int8 DMMV of several columns may use cooperative matrix where available
   DmmvActivations dmmv_activations = DmmvActivations::Float;  // the matmul prefill stays float
+  NormPlacement norm_placement = NormPlacement::Dispatch;
 
   // Columns one chunk can hold: the activation buffers are sized for it.
   uint32_t max_cols() const { return prefill == PrefillStrategy::DecodeLoop ? 1 : chunk_cols; }

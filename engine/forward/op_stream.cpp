@@ -13,6 +13,10 @@ OpStream::OpStream(const ModelWeights& weights, const Activations& activations, 
                    ForwardOptions options)
     : options_(options), f_{weights, activations, device, options_, BindingLimits::of(device)} {
   if (options_.dmmv_activations == DmmvActivations::Int8) require_dmmv_intdot(device);
+  if (options_.norm_placement == NormPlacement::Producer && options_.dmmv_activations != DmmvActivations::Int8) {
+    throw UsageError("norm_placement producer: what moves into the projection is the norm's int8 form, so it needs "
+                     "dmmv_activations int8");
+  }
 }
 
 uint32_t OpStream::chunk_width(uint32_t prompt_tokens) const {
@@ -84,7 +88,8 @@ void OpStream::emit_tail(Emitter& e, const Chunk& chunk, Columns cols) const {
   const ModelConfig& c = f_.config();
   e.at(Phase::FinalNorm, static_cast<int32_t>(c.n_layers - 1), static_cast<int32_t>(chunk.pos0));
   const DeviceTensor& head = f_.tensor(c.tied_embeddings ? TensorRole::TokenEmbd : TensorRole::Output);
-  f_.norm_for_projection(e, "final_norm", f_.act.x, f_.tensor(TensorRole::OutputNorm), f_.act.xn, cols, chunk, head);
+  f_.norm_for_projection(e, "final_norm", f_.act.x, f_.tensor(TensorRole::OutputNorm), f_.act.xn, cols, chunk, head,
+                         true);  // read by the LM head alone
   e.phase(Phase::LmHead);
   f_.project(e, "lm_head", head, f_.act.xn, f_.act.logits, cols, false, chunk);
 

@@ -3,6 +3,7 @@
 // where one does.
 #include "engine/forward/forward_context.h"
 
+#include "engine/ops/dmmv_intdot_op.h"
 #include "engine/ops/quantizing_producer.h"
 #include "harness/errors.h"
 
@@ -69,14 +70,31 @@ void emit_quantizing(Emitter& e, std::vector<Op> ops, const char* label, const T
 
 }  // namespace
 
+bool ForwardContext::defer_norm(Emitter& e, const RmsNormProblem& norm, const Chunk& chunk) const {
+  const std::optional<ResidualProjection>& r = e.last_residual;
+  if (options.norm_placement != NormPlacement::Producer || chunk.prefill || norm.ncols != 1 || norm.add_one ||
+      !r || r->op_index + 1 != e.ops().size() || !same_view(r->problem.y, norm.x) || r->problem.rows != norm.n ||
+      norm.n % kQuantizedXBlock != 0) {
+    return false;
+  }
+  const QuantizedX out = deferred_norm_in(TensorView::whole(act.deferred_norm), norm.n, norm.eps, limits);
+  e.replace(r->op_index, dmmv_intdot_norm_op(r->problem, r->input, limits, NormEpilogue{norm.weight, out}));
+  // y itself is never written: the readers take the int8 form, found as y's.
+  e.last_quantized = QuantizedInput{norm.y, norm.n, 1, norm.y_stride, r->op_index, out};
+  e.last_residual.reset();
+  return true;
+}
+
 void ForwardContext::norm_for_projection(Emitter& e, const char* label, const Columns2D& x,
                                          const DeviceTensor& weight, const Columns2D& y, Columns cols,
-                                         const Chunk& chunk, const DeviceTensor& consumer) const {
+                                         const Chunk& chunk, const DeviceTensor& consumer,
+                                         bool only_int8_readers) const {
   const RmsNormProblem norm = rmsnorm_problem(x, weight, y, cols);
   if (!producer_quantizes(*this, consumer, chunk, cols, norm.n)) {
     e(rmsnorm_op(norm), label);
     return;
   }
+  if (only_int8_readers && defer_norm(e, norm, chunk)) return;
   const QuantizedX q = quantized_storage(act, norm.n, cols.count, limits);
   emit_quantizing(e, {rmsnorm_quantize_op(norm, q)}, label, norm.y, norm.n, cols.count, y.stride, q);
 }

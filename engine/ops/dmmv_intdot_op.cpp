@@ -1,6 +1,7 @@
 #include "engine/ops/dmmv_intdot_op.h"
 
 #include <algorithm>
+#include <bit>
 #include <string>
 
 #include "engine/ops/matmul_op.h"
@@ -194,7 +195,13 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
                              requested.rows ? requested.rows : defaults.rows,
                              requested.unroll ? requested.unroll : defaults.unroll,
                              requested.chunk ? requested.chunk : defaults.chunk};
-    const char* name = matrix ? dmmv_coopmat_kernel_name(p.format) : dmmv_intdot_kernel_name(p.format, t.chunk);
+    std::string name = matrix ? dmmv_coopmat_kernel_name(p.format) : dmmv_intdot_kernel_name(p.format, t.chunk);
+    if (x.rms) {
+      require(!matrix && p.ncols == 1 && name == dmmv_intdot_kernel_name(p.format),
+              "an input whose RMS division is deferred (x.rms) takes one column through the integer dot in the "
+              "format's first chunk (Q4_K 64, Q8_0 16)");
+      name += "_rms";
+    }
     const Kernel* k = find_kernel(name);
     require(k != nullptr, std::string("kernel ") + name +
                               " was not compiled in (integer-dot kernels need glslang >= 14 with "
@@ -227,6 +234,10 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
       }
       op.bindings = {p.weights.slice(row0 * rb, rows * rb).read(), xq.view.read(), xs.view.read(),
                      p.accumulate ? y.view.read_write() : y.view.write()};
+      if (x.rms) {
+        op.bindings.push_back(x.rms->block_squares.slice(0, uint64_t(p.cols / kQuantizedXBlock) * 4).read());
+        op.spec.set(6, std::bit_cast<int32_t>(x.rms->eps));
+      }
       op.push = PushConstants::of(
           DmmvIntdotPush{rows, p.cols, p.y_stride, row0, y.first_float, xq.first_float / 4, xs.first_float / 2});
       const uint32_t groups = ceil_div(rows, matrix ? m.rows : t.rows);
@@ -237,6 +248,36 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
     first += count;
   }
   return ops;
+}
+
+Op dmmv_intdot_norm_op(const ProjectionProblem& p, const QuantizedX& x, const BindingLimits& limits,
+                       const NormEpilogue& norm) {
+  constexpr uint32_t block = kQuantizedXBlock;
+  require(p.ncols == 1 && p.accumulate, "the norm-writing projection takes one column and adds into y (a residual)");
+  require(p.rows % block == 0, "the norm-writing projection needs rows a multiple of 32 (" +
+                                   std::to_string(p.rows) + "): a workgroup writes whole blocks of the norm");
+  require(!x.rms, "the norm-writing projection's own input cannot be a deferred norm");
+  require(norm.out.rms.has_value() && norm.out.cols == p.rows && norm.out.ncols >= 1,
+          "the norm's int8 output must hold one column of rows and name its block squares (out.rms)");
+  require(norm.weight.bytes >= uint64_t(p.rows) * 4, "the norm's weights must hold rows floats");
+  DmmvIntdotTuning t;
+  t.threads = 32 * (block / kNormEpilogueTeamRows);
+  t.rows = kNormEpilogueTeamRows;
+  t.unroll = 2;
+  std::vector<Op> ops = dmmv_intdot_ops(p, x, limits, t);
+  require(ops.size() == 1, "the norm-writing projection must be one dispatch (its weights in one binding)");
+  Op op = std::move(ops.front());
+  const std::string name = op.kernel->name + "_norm";
+  require(op.kernel->name == dmmv_intdot_kernel_name(p.format) && find_kernel(name) != nullptr,
+          "kernel " + name + " was not compiled in");
+  op.kernel = find_kernel(name);
+  op.bindings.push_back(norm.weight.slice(0, uint64_t(p.rows) * 4).read());
+  op.bindings.push_back(norm.out.quants.slice(0, p.rows).write());
+  op.bindings.push_back(norm.out.scales.slice(0, uint64_t(p.rows / block) * 8).write());
+  op.bindings.push_back(norm.out.rms->block_squares.slice(0, uint64_t(p.rows / block) * 4).write());
+  op.groups = folded_grid(p.rows / block);
+  op.label = "dmmv_intdot_norm";
+  return op;
 }
 
 }  // namespace pb

@@ -97,7 +97,9 @@ bool dmmv_intdot_supported(const DeviceInfo& info, WeightFormat format);
 // shaderIntegerDotProduct.
 void require_dmmv_intdot(const DeviceInfo& info);
 
-// The ops computing `problem` from its activations quantized into `x` (problem.x and
+// The ops computing `problem` from its activations quantized into `x` (where x.rms is set, an
+// RMSNorm's output whose division by the RMS is left to this projection: one column, the
+// default shape and chunk, kernels dmmv_intdot_<fmt>_rms) (problem.x and
 // problem.x_stride are not read: quantize_x_ops reads them). One op per column piece and per
 // row slice, as dmmv_ops. Throws UsageError for a format without an integer-dot kernel, a
 // kernel that was not compiled in, cols not a multiple of the block (256 for Q4_K and Q6_K; 64
@@ -106,5 +108,24 @@ void require_dmmv_intdot(const DeviceInfo& info);
 // device support is the caller's: dmmv_coopmat_supported).
 std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& problem, const QuantizedX& x, const BindingLimits& limits,
                                 const DmmvIntdotTuning& tuning = {});
+
+// The RMSNorm after a residual projection, written by the projection (norm_placement:
+// producer; kernels/include/dmmv_intdot_norm_epilogue.glsl): y * weight in int8 blocks into
+// `out`, and the sum of y^2 of each block into out.rms's block_squares, y the projection's new
+// output. The projections that read `out` divide by the RMS (dmmv_intdot_ops, x.rms set).
+struct NormEpilogue {
+  TensorView weight;  // the norm's weights: rows floats
+  QuantizedX out;     // one column of `rows`; out.rms set
+};
+
+// Workgroups of the norm-writing projection: teams of 32 invocations of kNormEpilogueTeamRows
+// rows each, 32 rows (one block of the norm's output) per workgroup.
+inline constexpr uint32_t kNormEpilogueTeamRows = 2;
+
+// The residual projection `p` (accumulate, one column, rows a multiple of 32, one row slice)
+// from `x` that also writes `norm`: one op (kernels dmmv_intdot_<fmt>_norm). Throws UsageError
+// naming what does not hold.
+Op dmmv_intdot_norm_op(const ProjectionProblem& p, const QuantizedX& x, const BindingLimits& limits,
+                       const NormEpilogue& norm);
 
 }  // namespace pb

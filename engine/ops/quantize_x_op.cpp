@@ -36,6 +36,22 @@ QuantizedX quantized_x_in(const TensorView& storage, uint32_t cols, uint32_t nco
           ncols};
 }
 
+uint64_t deferred_norm_bytes(uint32_t cols, const BindingLimits& limits) {
+  const uint64_t align = std::max<uint64_t>(limits.offset_alignment, 16);
+  return round_up(quantized_x_bytes(cols, 1, limits), align) + uint64_t(cols / kQuantizedXBlock) * 4;
+}
+
+QuantizedX deferred_norm_in(const TensorView& storage, uint32_t cols, float eps, const BindingLimits& limits) {
+  require(storage.bytes >= deferred_norm_bytes(cols, limits),
+          "storage of " + std::to_string(storage.bytes) + " bytes is shorter than the " +
+              std::to_string(deferred_norm_bytes(cols, limits)) + " a deferred norm needs");
+  QuantizedX q = quantized_x_in(storage, cols, 1, limits);
+  const uint64_t align = std::max<uint64_t>(limits.offset_alignment, 16);
+  q.rms = DeferredRms{storage.slice(round_up(quantized_x_bytes(cols, 1, limits), align), uint64_t(cols / kQuantizedXBlock) * 4),
+                      eps};
+  return q;
+}
+
 std::vector<Op> quantize_x_ops(const ProjectionProblem& p, const QuantizedX& out, const BindingLimits& limits) {
   const Kernel* k = find_kernel("quantize_x");
   require(k != nullptr,

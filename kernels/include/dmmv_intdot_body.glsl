@@ -19,6 +19,13 @@
 // NUM_COLS is the exact column count (spec only: the engine's `shared` builds exist to measure
 // register pressure and are not repeated here).
 //
+// Two fused forms, each a kernel of its own (intdot/dmmv_intdot_<fmt>_norm.comp, _rms.comp):
+//   DMMV_NORM_EPILOGUE  a residual projection (y += W x, one column) that also writes the int8
+//                       input of the RMSNorm after it, whose division by the RMS is left to
+//                       the consumer (dmmv_intdot_norm_epilogue.glsl)
+//   DMMV_INPUT_RMS      a projection of such an input: it divides by the RMS
+//                       (dmmv_intdot_input_rms.glsl)
+//
 // Included after dmmv_intdot_common.glsl and a format file (dmmv_intdot_<fmt>.glsl), which
 // defines, before this body:
 //   CHUNKS_PER_ROW(cols)                          chunks per row
@@ -41,7 +48,8 @@ layout(binding = 3) buffer Y { float y[]; };  // column c at c * y_stride floats
 
 #include "row_accumulators.glsl"
 
-// Adds chunks first, first + T, ..., first + (N - 1) T of every row (T = threads).
+// Adds chunks first, first + S, ..., first + (N - 1) S of every row (S = step: the threads
+// that share a row's chunks).
 #define ACCUMULATE_CHUNKS(N)                                                          \
   {                                                                                   \
     WeightChunk wc[(N) * ROWS];                                                       \
@@ -49,20 +57,30 @@ layout(binding = 3) buffer Y { float y[]; };  // column c at c * y_stride floats
       [[unroll]] for (int r = 0; r < ROWS; ++r) {                                     \
         /* rows past the end compute on the last row and are never written */        \
         wc[u * ROWS + r] = load_weights(min(first_row + r, pc.rows - 1),              \
-                                        first + u * gl_WorkGroupSize.x);              \
+                                        first + u * step);                            \
       }                                                                               \
     }                                                                                 \
     [[unroll]] for (int u = 0; u < (N); ++u) {                                        \
       [[unroll]] for (int c = 0; c < NUM_COLS; ++c) {                                 \
-        const XChunk xc = load_x(c, first + u * gl_WorkGroupSize.x);                  \
+        const XChunk xc = load_x(c, first + u * step);                                \
         [[unroll]] for (int r = 0; r < ROWS; ++r) acc[r * NUM_COLS + c] += chunk_dot(wc[u * ROWS + r], xc); \
       }                                                                               \
     }                                                                                 \
   }
 
+#ifdef DMMV_INPUT_RMS
+#include "dmmv_intdot_input_rms.glsl"
+#endif
+
+#ifdef DMMV_NORM_EPILOGUE
+#include "dmmv_intdot_norm_epilogue.glsl"
+#else
 void main() {
   const uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   const uint first_row = group * ROWS;
+#ifdef DMMV_INPUT_RMS
+  const float inv_rms = input_inv_rms();
+#endif
   [[unroll]] for (int i = 0; i < ROWS * NUM_COLS; ++i) acc[i] = 0.0;
 
   const uint chunks = CHUNKS_PER_ROW(pc.cols);
@@ -77,8 +95,13 @@ void main() {
     const uint c = i % NUM_COLS;
     const uint row = first_row + r;
     if (row >= pc.rows) continue;
+#ifdef DMMV_INPUT_RMS
+    const float total = workgroup_total(i) * inv_rms;
+#else
     const float total = workgroup_total(i);
+#endif
     const uint at = pc.y_offset + c * pc.y_stride + pc.row_base + row;
     y[at] = ACCUMULATE != 0 ? y[at] + total : total;
   }
 }
+#endif  // DMMV_NORM_EPILOGUE

@@ -1,6 +1,7 @@
 #include "results/gate/run_matching.h"
 
 #include <map>
+#include <utility>
 
 #include "harness/errors.h"
 
@@ -17,7 +18,13 @@ std::string value_text(const nlohmann::json& value) {
   return value.is_string() ? value.get<std::string>() : value.dump();
 }
 
-// Each run's config less the ignored keys, checked for shape and for duplicates.
+// Axes added after result files already existed, with the value every run had before them: a
+// config from an older file (or an older build, under `ab`) matches today's at that value.
+const std::pair<const char*, const char*> kLaterAxes[] = {{"dmmv_activations", "float"},
+                                                          {"norm_placement", "dispatch"}};
+
+// Each run's config less the ignored keys, with the later axes' old values where absent, checked
+// for shape and for duplicates.
 std::vector<nlohmann::json> configs_of(const nlohmann::json& runs, const std::set<std::string>& ignored,
                                        const std::string& label) {
   std::vector<nlohmann::json> configs;
@@ -28,6 +35,9 @@ std::vector<nlohmann::json> configs_of(const nlohmann::json& runs, const std::se
       throw UsageError(label + ": /runs/" + std::to_string(i) + "/config is missing or not an object");
     }
     configs.push_back(without_keys(run["config"], ignored));
+    for (const auto& [key, value] : kLaterAxes) {
+      if (!configs.back().contains(key) && !ignored.count(key)) configs.back()[key] = value;
+    }
     const std::string key = config_key(configs.back());
     if (const auto it = seen.find(key); it != seen.end()) {
       throw UsageError(label + ": runs " + std::to_string(it->second) + " and " + std::to_string(i) +

@@ -177,6 +177,17 @@ TEST(Gate, IgnoredKeysLetTwoConfigsOfOneBuildPair) {
   EXPECT_EQ(r.runs[0].cand_config["submit"], "per-prompt");
 }
 
+TEST(Gate, AConfigFromBeforeAnAxisMatchesItsOldValueOnly) {
+  RunSpec old_file = spec(100, 0.005, 11), dispatch = spec(100, 0.005, 11), producer = spec(100, 0.005, 11);
+  dispatch.config_overrides = {{"norm_placement", "dispatch"}, {"dmmv_activations", "float"}};
+  producer.config_overrides = {{"norm_placement", "producer"}};
+  ASSERT_FALSE(make_run(old_file)["config"].contains("norm_placement"));
+  const auto r = gate_docs(make_result({make_run(old_file)}), make_result({make_run(dispatch)}));
+  ASSERT_EQ(r.runs.size(), 1u);
+  EXPECT_EQ(r.runs[0].config["norm_placement"], "dispatch");
+  EXPECT_THROW(gate_docs(make_result({make_run(old_file)}), make_result({make_run(producer)})), UsageError);
+}
+
 TEST(Gate, DuplicateConfigInOneFileIsBadInput) {
   const auto run = make_run(spec(100, 0.005, 5));
   EXPECT_THROW(gate_docs(make_result({run, run}), make_result({run})), UsageError);

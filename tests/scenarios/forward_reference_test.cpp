@@ -4,10 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iostream>
+#include <map>
+#include <string>
 
 #include "engine/model/host_weights.h"
 #include "engine/model/presets.h"
 #include "engine/reference_forward.h"
+#include "harness/errors.h"
 #include "harness/pipeline.h"
 #include "kernels/registry.h"
 #include "scenarios/model_session.h"
@@ -26,11 +30,13 @@ struct ForwardCase {
   BarrierPolicy barriers;
   uint32_t chunk_cols;
   DmmvActivations activations = DmmvActivations::Float;
+  NormPlacement norms = NormPlacement::Dispatch;
 };
 
 void PrintTo(const ForwardCase& c, std::ostream* os) {
   *os << c.model << " " << prefill_strategy_name(c.prefill) << " " << barrier_policy_name(c.barriers)
-      << " chunk " << c.chunk_cols << " " << dmmv_activations_name(c.activations);
+      << " chunk " << c.chunk_cols << " " << dmmv_activations_name(c.activations) << " norms "
+      << norm_placement_name(c.norms);
 }
 
 RunConfig config_for(const ForwardCase& c) {
@@ -41,6 +47,7 @@ RunConfig config_for(const ForwardCase& c) {
   r.forward.prefill = c.prefill;
   r.forward.chunk_cols = c.chunk_cols;
   r.forward.dmmv_activations = c.activations;
+  r.forward.norm_placement = c.norms;
   r.barriers = c.barriers;
   r.submit = SubmitShape{SubmitKind::PerLayer};
   return r;
@@ -126,11 +133,106 @@ std::vector<ForwardCase> cases() {
     }
     list.push_back({"tiny-dense", PrefillStrategy::Matmul, BarrierPolicy::Ledger, 4, DmmvActivations::Int8});
     list.push_back({"tiny-dense", PrefillStrategy::Batched, BarrierPolicy::Global, 32, DmmvActivations::Int8});
+    // Decode's norms written by the residual projections before them: every architecture
+    // (where a norm has float readers or no residual projection before it, it keeps its
+    // dispatch), and every barrier policy on the dense model.
+    for (const char* model : {"tiny-dense", "tiny-llama", "tiny-hybrid", "tiny-moe", "tiny-gemma"}) {
+      list.push_back({model, PrefillStrategy::Batched, BarrierPolicy::Ledger, 4, DmmvActivations::Int8,
+                      NormPlacement::Producer});
+    }
+    for (auto barriers : {BarrierPolicy::Global, BarrierPolicy::Buffer}) {
+      list.push_back({"tiny-dense", PrefillStrategy::DecodeLoop, barriers, 4, DmmvActivations::Int8,
+                      NormPlacement::Producer});
+    }
   }
   return list;
 }
 
 INSTANTIATE_TEST_SUITE_P(TinyModels, ForwardReferenceTest, ::testing::ValuesIn(cases()));
+
+// Decode kernel names, counted.
+std::map<std::string, int> decode_kernels(const RunConfig& run) {
+  PipelineSet pipelines(device(), nullptr);
+  ModelSession session(device(), pipelines, transfer(), run, ModelSession::sizes_for(preset(run.model), {run}));
+  RunExecutor executor(device(), pipelines, session, run);
+  std::map<std::string, int> count;
+  for (const Op& op : executor.ops(false)) ++count[op.kernel->name];
+  return count;
+}
+
+// With norm_placement producer, a dense model's decode step keeps one norm dispatch, the first
+// layer's (the embedding comes before it); the others move into the attention output and FFN
+// down projections before them, and every projection after them divides by the RMS.
+TEST(NormPlacement, DecodeKeepsOnlyTheFirstLayersNormDispatch) {
+  if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
+    GTEST_SKIP() << "no integer-dot path here";
+  }
+  RunConfig run = config_for({"tiny-llama", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4,
+                              DmmvActivations::Int8, NormPlacement::Dispatch});
+  const ModelConfig model = preset(run.model);
+  const auto plain = decode_kernels(run);
+  run.forward.norm_placement = NormPlacement::Producer;
+  const auto fused = decode_kernels(run);
+  const auto count = [](const std::map<std::string, int>& m, const std::string& suffix) {
+    int n = 0;
+    for (const auto& [name, k] : m) n += name.size() >= suffix.size() && name.ends_with(suffix) ? k : 0;
+    return n;
+  };
+  const int norms = 2 * static_cast<int>(model.n_layers) + 1;  // attention, FFN, final
+  EXPECT_EQ(count(plain, "rmsnorm_quantize"), norms * int(kDecode));
+  EXPECT_EQ(count(fused, "rmsnorm_quantize"), 1 * int(kDecode));
+  EXPECT_EQ(count(fused, "_norm"), (norms - 1) * int(kDecode));  // dmmv_intdot_<fmt>_norm
+  EXPECT_GE(count(fused, "_rms"), (norms - 1) * int(kDecode));   // q/k/v (stacked or not), gate/up, LM head
+  EXPECT_EQ(count(plain, "_norm") + count(plain, "_rms"), 0);
+}
+
+// One decode step after the same prefill, with the norms dispatched and with them in the
+// producers: the same int8 arithmetic but for where each block's scale is rounded, so the
+// step's logits agree closely (their L2 norms within 0.05% on tiny-dense and tiny-llama; their
+// sums, which cancel, within 4%). The reference comparison above stops at the first near-tie,
+// which tiny models reach within a few tokens; this one sees a wrong scale at once (an RMS
+// never divided out moved tiny-dense's logits' L2 norm from 32 to 723).
+TEST(NormPlacement, OneDecodeStepMatchesTheDispatchedNorms) {
+  if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
+    GTEST_SKIP() << "no integer-dot path here";
+  }
+  // The MoE models keep every decode norm's dispatch (a float reader or no residual projection
+  // before each): there the two must agree exactly.
+  for (const char* model : {"tiny-dense", "tiny-llama", "tiny-hybrid", "tiny-moe"}) {
+    RunConfig run = config_for({model, PrefillStrategy::Batched, BarrierPolicy::Ledger, 4, DmmvActivations::Int8,
+                                NormPlacement::Dispatch});
+    run.decode_tokens = 1;
+    const auto step = [&](NormPlacement norms) {
+      run.forward.norm_placement = norms;
+      PipelineSet pipelines(device(), nullptr);
+      ModelSession session(device(), pipelines, transfer(), run, ModelSession::sizes_for(preset(run.model), {run}));
+      RunExecutor executor(device(), pipelines, session, run);
+      executor.run_once();
+      return executor.fingerprint();
+    };
+    const Fingerprint dispatched = step(NormPlacement::Dispatch);
+    const Fingerprint produced = step(NormPlacement::Producer);
+    ASSERT_EQ(produced.tokens.size(), 2u) << model;
+    EXPECT_EQ(produced.tokens[0], dispatched.tokens[0]) << model << ": the prefill is the same";
+    std::cout << "[ norms ] " << model << ": logits L2 " << produced.logits_l2 << " against " << dispatched.logits_l2
+              << ", sum " << produced.logits_sum << " against " << dispatched.logits_sum << "\n";
+    EXPECT_NEAR(produced.logits_l2, dispatched.logits_l2, 1e-2 * dispatched.logits_l2) << model;
+  }
+}
+
+// The axis needs int8 inputs: the norm's int8 form is what moves.
+TEST(NormPlacement, ProducerWithFloatInputsIsRefused) {
+  RunConfig run = config_for({"tiny-llama", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4,
+                              DmmvActivations::Float, NormPlacement::Producer});
+  PipelineSet pipelines(device(), nullptr);
+  ModelSession session(device(), pipelines, transfer(), run, ModelSession::sizes_for(preset(run.model), {run}));
+  try {
+    RunExecutor executor(device(), pipelines, session, run);
+    FAIL() << "accepted norm_placement producer with float inputs";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("dmmv_activations int8"), std::string::npos) << e.what();
+  }
+}
 
 }  // namespace
 }  // namespace pb::test

@@ -29,25 +29,13 @@
 #include "harness/errors.h"
 #include "kernels/registry.h"
 #include "tests/support/gpu_test.h"
+#include "tests/engine/kernels/intdot_fixture.h"
 #include "tests/support/random_matrix.h"
 
 namespace pb::test {
 namespace {
 
 constexpr WeightFormat kIntdotFormats[] = {WeightFormat::Q8_0, WeightFormat::Q4_K, WeightFormat::Q6_K};
-
-// sum_k |w_k v_k| for row r and column c of v (c * v_stride).
-double magnitude(const Matrix& w, uint32_t cols, uint32_t r, const float* v) {
-  double m = 0;
-  for (uint32_t k = 0; k < cols; ++k) m += std::fabs(double(w.dequantized[size_t(r) * cols + k]) * v[k]);
-  return m;
-}
-
-std::vector<float> dequantized_x(const ref::QuantizedXHost& q) {
-  std::vector<float> x(q.quants.size());
-  for (size_t k = 0; k < x.size(); ++k) x[k] = float(q.quants[k]) * q.scales[2 * (k / 32)];
-  return x;
-}
 
 struct IntdotCase {
   WeightFormat format;

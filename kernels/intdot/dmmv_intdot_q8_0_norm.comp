@@ -1,0 +1,9 @@
+#version 450
+// The residual integer-dot DMMV over Q8_0 weights that also writes the int8 input of the
+// RMSNorm after it (dmmv_intdot_norm_epilogue.glsl); the loop is dmmv_intdot_body.glsl's.
+#extension GL_GOOGLE_include_directive : require
+
+#define DMMV_NORM_EPILOGUE
+#include "dmmv_intdot_common.glsl"
+#include "dmmv_intdot_q8_0.glsl"
+#include "dmmv_intdot_body.glsl"
