@@ -31,6 +31,8 @@ constexpr AxisFlag kAxisFlags[] = {
      "float, int8 (DMMV on int8-quantized activations with integer dot products)"},
     {"--norm-placement", "norm_placement", false,
      "dispatch, producer (with int8 activations: decode's norms written by the residual projection before them)"},
+    {"--glu-placement", "glu_placement", false,
+     "dispatch, producer (with int8 activations: decode's FFN gated unit applied by the gate/up projection)"},
 };
 
 }  // namespace

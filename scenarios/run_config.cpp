@@ -43,7 +43,7 @@ const std::vector<std::string>& axis_keys() {
       "model",  "weights",     "prompt_tokens", "decode_tokens",  "seed",
       "submit", "prefill",     "num_cols",      "chunk_cols",     "barriers",
       "double_buffer", "skip_dead_work", "descriptors", "profile", "subgroup", "coopmat",
-      "dmmv_activations", "norm_placement"};
+      "dmmv_activations", "norm_placement", "glu_placement"};
   return keys;
 }
 
@@ -65,7 +65,8 @@ nlohmann::json to_json(const RunConfig& c) {
                       {"subgroup", subgroup_name(c.subgroup)},
                       {"coopmat", c.forward.allow_coopmat},
                       {"dmmv_activations", std::string(dmmv_activations_name(c.forward.dmmv_activations))},
-                      {"norm_placement", std::string(norm_placement_name(c.forward.norm_placement))}};
+                      {"norm_placement", std::string(placement_name(c.forward.norm_placement))},
+                      {"glu_placement", std::string(placement_name(c.forward.glu_placement))}};
   if (!c.gguf.empty()) {
     // The weights and the model come from the file, not from the preset and weight axes.
     j["gguf"] = c.gguf;
@@ -116,10 +117,10 @@ void apply_axis(RunConfig& c, const std::string& key, const nlohmann::json& v, c
     const auto a = parse_dmmv_activations(as_string(v, where, kDmmvActivationsValues));
     if (!a) bad_value(where, v, kDmmvActivationsValues);
     c.forward.dmmv_activations = *a;
-  } else if (key == "norm_placement") {
-    const auto n = parse_norm_placement(as_string(v, where, kNormPlacementValues));
-    if (!n) bad_value(where, v, kNormPlacementValues);
-    c.forward.norm_placement = *n;
+  } else if (key == "norm_placement" || key == "glu_placement") {
+    const auto n = parse_placement(as_string(v, where, kPlacementValues));
+    if (!n) bad_value(where, v, kPlacementValues);
+    (key == "norm_placement" ? c.forward.norm_placement : c.forward.glu_placement) = *n;
   } else if (key == "skip_dead_work") {
     c.forward.skip_dead_work = as_bool(v, where);
   } else if (key == "descriptors") {

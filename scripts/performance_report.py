@@ -232,13 +232,14 @@ def run_of(r, ident):
     return runs[0], ""
 
 
-# Decode runs are named decode-[int8-[producer-]]MODEL: float inputs, int8 inputs, and int8
-# inputs with the norms written by the projections before them (norm_placement: producer).
-DECODE_VARIANTS = ("decode-int8-producer-", "decode-int8-", "decode-")
+# Decode runs are named decode-[int8-[fused-]]MODEL: float inputs, int8 inputs, and int8 inputs
+# with the norms and gated units applied by the projections before them (norm_placement and
+# glu_placement: producer).
+DECODE_VARIANTS = ("decode-int8-fused-", "decode-int8-", "decode-")
 
 
 def decode_variant(ident):
-    """(model, variant index in DECODE_VARIANTS' reverse order: 0 float, 1 int8, 2 int8 + producer)."""
+    """(model, variant index in DECODE_VARIANTS' reverse order: 0 float, 1 int8, 2 int8 fused)."""
     for i, prefix in enumerate(DECODE_VARIANTS):
         if ident.startswith(prefix):
             return ident.removeprefix(prefix), len(DECODE_VARIANTS) - 1 - i
@@ -250,16 +251,19 @@ def decode_name(model, config):
     name = f"{model} q4_k"
     if config.get("dmmv_activations") == "int8":
         name += ", int8 DMMV inputs"
-        if config.get("norm_placement") == "producer":
-            name += ", norms in the producer"
+        moved = [what for key, what in (("norm_placement", "norms"), ("glu_placement", "gated units"))
+                 if config.get(key) == "producer"]
+        if moved:
+            name += ", " + " and ".join(moved) + " in the producers"
     return name
 
 
 def decode_figures(r, idents, details):
     for ident in idents:
         model, variant = decode_variant(ident)
-        name = decode_name(model, {"dmmv_activations": "int8" if variant else "float",
-                                   "norm_placement": "producer" if variant == 2 else "dispatch"})
+        fused = "producer" if variant == 2 else "dispatch"
+        name = decode_name(model, {"dmmv_activations": "int8" if variant else "float", "norm_placement": fused,
+                                   "glu_placement": fused})
         run, why = run_of(r, ident)
         if not run:
             r.missing(f"decode {name}: tok/s and roofline share", ident, why)
@@ -326,8 +330,8 @@ def dispatch_cost_section(r):
         out.append(f"| all | {total:.2f} | {busy['median'] * 1e3 / tokens:.1f} | {busy['min'] * 1e3 / tokens:.1f} – "
                    f"{busy['max'] * 1e3 / tokens:.1f} | {busy['median'] * 1e3 / tokens / total:.2f} | 100% |")
         int8 = run["config"].get("dmmv_activations") == "int8"
-        producer = int8 and run["config"].get("norm_placement") == "producer"
-        plain, _ = run_of(r, ("decode-int8-producer-" if producer else "decode-int8-" if int8 else "decode-") + model)
+        fused = int8 and run["config"].get("norm_placement") == "producer"
+        plain, _ = run_of(r, ("decode-int8-fused-" if fused else "decode-int8-" if int8 else "decode-") + model)
         if plain:
             base = plain["summary"]["decode.gpu_busy_ms"]["median"] / (plain["samples"][-1]["decode"]["tokens"] or 1)
             prof = busy["median"] / tokens

@@ -54,6 +54,12 @@ uint64_t quantized_inputs_bytes(const Widths& w, const ActivationSizes& s) {
   return quantized_x_bytes((widest + 255) / 256 * 256, s.max_cols, BindingLimits{s.binding_alignment});
 }
 
+// The gated unit's int8 form: one column of the FFN width, rounded up as above.
+uint64_t quantized_act_bytes(const Widths& w, const ActivationSizes& s) {
+  if (!s.quantized_inputs || w.ffn == 0) return 0;
+  return quantized_x_bytes((w.ffn + 255) / 256 * 256, 1, BindingLimits{s.binding_alignment});
+}
+
 // A norm's deferred int8 form: one column of the hidden state, rounded up as above.
 uint64_t deferred_norm_storage_bytes(const Widths& w, const ActivationSizes& s) {
   if (!s.quantized_inputs) return 0;
@@ -82,7 +88,7 @@ uint64_t Activations::bytes_needed(const ModelConfig& c, const ActivationSizes& 
                    columns_bytes(gate_up_width(w), cols) +
                    columns_bytes(w.vocab, cols) + s.attention_scratch_bytes + uint64_t(s.max_ctx + 1) * 24 +
                    argmax_partials_bytes(c.vocab, s.max_cols) +
-                   quantized_inputs_bytes(w, s) + deferred_norm_storage_bytes(w, s);
+                   quantized_inputs_bytes(w, s) + deferred_norm_storage_bytes(w, s) + quantized_act_bytes(w, s);
   for (uint32_t l = 0; l < c.n_layers; ++l) {
     if (c.layer_kind(l) == LayerKind::DeltaNet) {
       total += (c.ssm.conv_state_floats() + c.ssm.delta_state_floats()) * 4;
@@ -125,6 +131,7 @@ Activations::Activations(Device& device, const ModelConfig& c, const ActivationS
   if (s.quantized_inputs) {
     quantized_x = Buffer(device, quantized_inputs_bytes(w, s), MemoryUse::Device, "quantized inputs");
     deferred_norm = Buffer(device, deferred_norm_storage_bytes(w, s), MemoryUse::Device, "deferred norm");
+    if (w.ffn) quantized_act = Buffer(device, quantized_act_bytes(w, s), MemoryUse::Device, "quantized act");
   }
   k_cache.resize(c.n_layers);
   v_cache.resize(c.n_layers);

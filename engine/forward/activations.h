@@ -71,6 +71,9 @@ class Activations {
                          // column, with block squares: norm_placement producer); only with
                          // sizes().quantized_inputs. Apart from quantized_x, which that
                          // projection reads while it writes this
+  Buffer quantized_act;  // the FFN gated unit's int8 form written by the gate/up projection (one
+                         // column: glu_placement producer); only with sizes().quantized_inputs.
+                         // Apart from quantized_x, which that projection may read meanwhile
   std::vector<Buffer> k_cache, v_cache;  // per attention layer [n_kv_heads][max_ctx][head_dim] f16
 
   // Mixture of experts (MoE models)

@@ -48,9 +48,9 @@ void ForwardContext::project(Emitter& e, const char* label, const DeviceTensor& 
   } else if (projects_int8(w, chunk, cols)) {
     const QuantizedX input = quantized_input(e, p);
     std::vector<Op> ops = dmmv_intdot_ops(p, input, limits, dmmv_intdot_choice(device, w.spec.format, options.allow_coopmat));
-    const bool residual = accumulate && ops.size() == 1 && cols.count == 1 && !chunk.prefill && !input.rms;
+    const bool single = ops.size() == 1 && cols.count == 1 && !chunk.prefill;
     e(std::move(ops), label);
-    if (residual) e.last_residual = ResidualProjection{p, input, e.ops().size() - 1};
+    if (single) e.last_projection = ProjectionRecord{p, input, e.ops().size() - 1};
   } else {
     e(dmmv_ops(p, options.num_cols, limits), label);
   }

@@ -46,9 +46,10 @@ struct QuantizedInput {
   QuantizedX quantized;  // where the int8 form lives
 };
 
-// A residual projection (y += W x, one column, one dispatch) on int8 inputs, remembered so
-// that the RMSNorm of its output can move into it (norm_placement: producer).
-struct ResidualProjection {
+// A decode projection (one column, one dispatch) on int8 inputs, remembered so that the op
+// after it can move into it: the RMSNorm after a residual projection (norm_placement: producer),
+// the gated unit after the stacked gate and up (glu_placement: producer).
+struct ProjectionRecord {
   ProjectionProblem problem;
   QuantizedX input;     // its x, quantized
   size_t op_index = 0;  // its op in the list
@@ -72,7 +73,7 @@ class Emitter {
   void replace(size_t index, Op op);
 
   std::optional<QuantizedInput> last_quantized;  // the latest quantize_x of this list
-  std::optional<ResidualProjection> last_residual;  // the latest residual int8 projection
+  std::optional<ProjectionRecord> last_projection;  // the latest one-dispatch int8 decode projection
 
  private:
   std::vector<Op>& out_;
@@ -120,6 +121,10 @@ struct ForwardContext {
   // last op and makes x (norm.ncols = 1), and remembers the norm's deferred int8 form. False
   // (nothing emitted) where that does not hold.
   bool defer_norm(Emitter& e, const RmsNormProblem& norm, const Chunk& chunk) const;
+  // With glu_placement producer: moves `glu` into the stacked gate and up projection that is the
+  // list's last op and makes both its inputs (glu.ncols = 1), and remembers its int8 output.
+  // False (nothing emitted) where that does not hold.
+  bool glu_in_projection(Emitter& e, const GluProblem& glu, const Chunk& chunk) const;
   // RMSNorm of `cols` of x into y with `weight`, (1 + w) where the model says so.
   RmsNormProblem rmsnorm_problem(const Columns2D& x, const DeviceTensor& weight, const Columns2D& y,
                                  Columns cols) const;

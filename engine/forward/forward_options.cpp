@@ -29,13 +29,11 @@ std::optional<DmmvActivations> parse_dmmv_activations(std::string_view name) {
   return std::nullopt;
 }
 
-std::string_view norm_placement_name(NormPlacement p) {
-  return p == NormPlacement::Producer ? "producer" : "dispatch";
-}
+std::string_view placement_name(Placement p) { return p == Placement::Producer ? "producer" : "dispatch"; }
 
-std::optional<NormPlacement> parse_norm_placement(std::string_view name) {
-  for (auto p : {NormPlacement::Dispatch, NormPlacement::Producer}) {
-    if (norm_placement_name(p) == name) return p;
+std::optional<Placement> parse_placement(std::string_view name) {
+  for (auto p : {Placement::Dispatch, Placement::Producer}) {
+    if (placement_name(p) == name) return p;
   }
   return std::nullopt;
 }

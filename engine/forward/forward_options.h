@@ -26,19 +26,24 @@ enum class DmmvActivations {
           // projections whose format has no integer path (F32, F16) stay float
 };
 
-// Where an RMSNorm in front of int8 projections runs in decode (the `norm_placement` axis).
-enum class NormPlacement {
-  Dispatch,  // a dispatch of its own, which writes the norm's int8 form (rmsnorm_quantize)
-  Producer,  // where a residual projection (the attention output, the FFN down) makes the norm's
-             // input, that projection writes the norm's int8 form too, and the projections that
-             // read it divide by the RMS (kernels/include/dmmv_intdot_norm_epilogue.glsl): one
-             // dispatch less per norm. Needs dmmv_activations int8; elsewhere (prefill, the
-             // first layer's norm, norms read by float ops) the norm keeps its dispatch
+// Where a decode op whose output feeds int8 projections runs (the `norm_placement` and
+// `glu_placement` axes): in a dispatch of its own that also writes its output's int8 form, or in
+// the projection that produces its input, which then writes that int8 form itself. Needs
+// dmmv_activations int8; where an op cannot move (prefill, a float reader, no single projection
+// before it) it keeps its dispatch.
+//   norm_placement producer: an RMSNorm after a residual projection (the attention output, the
+//     FFN down) is written by it, and the projections that read it divide by the RMS
+//     (kernels/include/dmmv_intdot_norm_epilogue.glsl)
+//   glu_placement producer: the FFN's gated unit is applied by the stacked gate and up
+//     projection (kernels/include/dmmv_intdot_glu_epilogue.glsl)
+enum class Placement {
+  Dispatch,
+  Producer,
 };
 
-std::string_view norm_placement_name(NormPlacement p);
-std::optional<NormPlacement> parse_norm_placement(std::string_view name);
-inline constexpr std::string_view kNormPlacementValues = "dispatch, producer";
+std::string_view placement_name(Placement p);
+std::optional<Placement> parse_placement(std::string_view name);
+inline constexpr std::string_view kPlacementValues = "dispatch, producer";
 
 std::string_view dmmv_activations_name(DmmvActivations a);
 std::optional<DmmvActivations> parse_dmmv_activations(std::string_view name);
@@ -56,7 +61,8 @@ struct ForwardOptions {
                                 // non-terminal prompt tokens
   bool allow_coopmat = true;    // matmul and the int8 DMMV of several columns may use cooperative matrix where available
   DmmvActivations dmmv_activations = DmmvActivations::Float;  // the matmul prefill stays float
-  NormPlacement norm_placement = NormPlacement::Dispatch;
+  Placement norm_placement = Placement::Dispatch;
+  Placement glu_placement = Placement::Dispatch;
 
   // Columns one chunk can hold: the activation buffers are sized for it.
   uint32_t max_cols() const { return prefill == PrefillStrategy::DecodeLoop ? 1 : chunk_cols; }

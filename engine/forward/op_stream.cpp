@@ -1,6 +1,8 @@
 #include "engine/forward/op_stream.h"
 
 #include <algorithm>
+#include <string>
+#include <utility>
 
 #include "engine/ops/argmax_op.h"
 #include "engine/ops/dmmv_intdot_op.h"
@@ -13,9 +15,12 @@ OpStream::OpStream(const ModelWeights& weights, const Activations& activations, 
                    ForwardOptions options)
     : options_(options), f_{weights, activations, device, options_, BindingLimits::of(device)} {
   if (options_.dmmv_activations == DmmvActivations::Int8) require_dmmv_intdot(device);
-  if (options_.norm_placement == NormPlacement::Producer && options_.dmmv_activations != DmmvActivations::Int8) {
-    throw UsageError("norm_placement producer: what moves into the projection is the norm's int8 form, so it needs "
-                     "dmmv_activations int8");
+  for (const auto& [axis, placement] : {std::pair{"norm_placement", options_.norm_placement},
+                                         std::pair{"glu_placement", options_.glu_placement}}) {
+    if (placement == Placement::Producer && options_.dmmv_activations != DmmvActivations::Int8) {
+      throw UsageError(std::string(axis) + " producer: what moves into the projection is the op's int8 output, so it "
+                       "needs dmmv_activations int8");
+    }
   }
 }
 

@@ -68,12 +68,18 @@ void emit_quantizing(Emitter& e, std::vector<Op> ops, const char* label, const T
   e.last_quantized = QuantizedInput{x, n, ncols, x_stride, e.ops().size() - 1, q};
 }
 
+// The projection that is the list's last op, where one was remembered.
+const ProjectionRecord* last_op_projection(const Emitter& e) {
+  const std::optional<ProjectionRecord>& r = e.last_projection;
+  return r && r->op_index + 1 == e.ops().size() ? &*r : nullptr;
+}
+
 }  // namespace
 
 bool ForwardContext::defer_norm(Emitter& e, const RmsNormProblem& norm, const Chunk& chunk) const {
-  const std::optional<ResidualProjection>& r = e.last_residual;
-  if (options.norm_placement != NormPlacement::Producer || chunk.prefill || norm.ncols != 1 || norm.add_one ||
-      !r || r->op_index + 1 != e.ops().size() || !same_view(r->problem.y, norm.x) || r->problem.rows != norm.n ||
+  const ProjectionRecord* r = last_op_projection(e);
+  if (options.norm_placement != Placement::Producer || chunk.prefill || norm.ncols != 1 || norm.add_one || !r ||
+      !r->problem.accumulate || r->input.rms || !same_view(r->problem.y, norm.x) || r->problem.rows != norm.n ||
       norm.n % kQuantizedXBlock != 0) {
     return false;
   }
@@ -81,7 +87,24 @@ bool ForwardContext::defer_norm(Emitter& e, const RmsNormProblem& norm, const Ch
   e.replace(r->op_index, dmmv_intdot_norm_op(r->problem, r->input, limits, NormEpilogue{norm.weight, out}));
   // y itself is never written: the readers take the int8 form, found as y's.
   e.last_quantized = QuantizedInput{norm.y, norm.n, 1, norm.y_stride, r->op_index, out};
-  e.last_residual.reset();
+  e.last_projection.reset();
+  return true;
+}
+
+bool ForwardContext::glu_in_projection(Emitter& e, const GluProblem& glu, const Chunk& chunk) const {
+  const ProjectionRecord* r = last_op_projection(e);
+  // The stacked projection wrote gate and up side by side: gate at its y, up right after.
+  if (options.glu_placement != Placement::Producer || chunk.prefill || glu.ncols != 1 || !r ||
+      r->problem.accumulate || r->problem.rows != 2 * glu.n || glu.n % kQuantizedXBlock != 0 ||
+      r->problem.y.buffer != glu.gate.buffer || r->problem.y.offset != glu.gate.offset ||
+      glu.up.buffer != glu.gate.buffer || glu.up.offset != glu.gate.offset + uint64_t(glu.n) * 4) {
+    return false;
+  }
+  const QuantizedX out = quantized_x_in(TensorView::whole(act.quantized_act), glu.n, 1, limits);
+  e.replace(r->op_index, dmmv_intdot_glu_op(r->problem, r->input, limits, GluEpilogue{glu.activation, out}));
+  // out itself is never written: the down projection takes the int8 form, found as out's.
+  e.last_quantized = QuantizedInput{glu.out, glu.n, 1, glu.out_stride, r->op_index, out};
+  e.last_projection.reset();
   return true;
 }
 
@@ -105,6 +128,7 @@ void ForwardContext::glu_for_projection(Emitter& e, const char* label, const Glu
     e(glu_op(glu), label);
     return;
   }
+  if (glu_in_projection(e, glu, chunk)) return;
   const QuantizedX q = quantized_storage(act, glu.n, cols.count, limits);
   emit_quantizing(e, {glu_quantize_op(glu, q)}, label, glu.out, glu.n, glu.ncols, glu.out_stride, q);
 }

@@ -197,6 +197,7 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
                              requested.chunk ? requested.chunk : defaults.chunk};
     std::string name = matrix ? dmmv_coopmat_kernel_name(p.format) : dmmv_intdot_kernel_name(p.format, t.chunk);
     if (x.rms) {
+      require(x.rms->eps > 0, "a deferred norm's epsilon must be positive");
       require(!matrix && p.ncols == 1 && name == dmmv_intdot_kernel_name(p.format),
               "an input whose RMS division is deferred (x.rms) takes one column through the integer dot in the "
               "format's first chunk (Q4_K 64, Q8_0 16)");
@@ -277,6 +278,43 @@ Op dmmv_intdot_norm_op(const ProjectionProblem& p, const QuantizedX& x, const Bi
   op.bindings.push_back(norm.out.rms->block_squares.slice(0, uint64_t(p.rows / block) * 4).write());
   op.groups = folded_grid(p.rows / block);
   op.label = "dmmv_intdot_norm";
+  return op;
+}
+
+Op dmmv_intdot_glu_op(const ProjectionProblem& p, const QuantizedX& x, const BindingLimits& limits,
+                      const GluEpilogue& glu) {
+  constexpr uint32_t block = kQuantizedXBlock;
+  const uint32_t n = p.rows / 2;
+  require(p.ncols == 1 && !p.accumulate, "the GLU-applying projection takes one column and writes no y");
+  require(p.rows % (2 * block) == 0, "the GLU-applying projection needs gate and up rows of a multiple of 32 each (" +
+                                         std::to_string(p.rows) + " rows in all)");
+  require(glu.out.cols == n && glu.out.ncols >= 1 && !glu.out.rms,
+          "the GLU's int8 output must hold one column of rows / 2 (and no deferred RMS)");
+  DmmvIntdotTuning t;
+  t.threads = 32 * (block / (kGluEpilogueTeamRows / 2));
+  t.rows = kGluEpilogueTeamRows;
+  t.unroll = 2;
+  QuantizedX plain = x;
+  plain.rms.reset();
+  std::vector<Op> ops = dmmv_intdot_ops(p, plain, limits, t);
+  require(ops.size() == 1, "the GLU-applying projection must be one dispatch (its weights in one binding)");
+  Op op = std::move(ops.front());
+  const std::string name = op.kernel->name + "_glu";
+  require(op.kernel->name == dmmv_intdot_kernel_name(p.format) && find_kernel(name) != nullptr,
+          "kernel " + name + " was not compiled in");
+  op.kernel = find_kernel(name);
+  if (x.rms) {
+    op.bindings.push_back(x.rms->block_squares.slice(0, uint64_t(p.cols / block) * 4).read());
+    op.spec.set(6, std::bit_cast<int32_t>(x.rms->eps));
+  } else {
+    op.bindings.push_back(op.bindings[2]);  // binding 4 unread (RMS_EPS 0): the input's scales stand in
+    op.spec.set(6, std::bit_cast<int32_t>(0.0f));
+  }
+  op.bindings.push_back(glu.out.quants.slice(0, n).write());
+  op.bindings.push_back(glu.out.scales.slice(0, uint64_t(n / block) * 8).write());
+  op.spec.set(7, static_cast<int32_t>(glu.activation));
+  op.groups = folded_grid(n / block);
+  op.label = "dmmv_intdot_glu";
   return op;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/ops/binding_limits.h"
+#include "engine/ops/glu_op.h"
 #include "engine/ops/projection.h"
 #include "engine/ops/quantize_x_op.h"
 #include "harness/device_info.h"
@@ -127,5 +128,25 @@ inline constexpr uint32_t kNormEpilogueTeamRows = 2;
 // naming what does not hold.
 Op dmmv_intdot_norm_op(const ProjectionProblem& p, const QuantizedX& x, const BindingLimits& limits,
                        const NormEpilogue& norm);
+
+// The gated linear unit after the stacked gate and up projection, applied by the projection
+// (glu_placement: producer; kernels/include/dmmv_intdot_glu_epilogue.glsl): act = glu(gate, up)
+// in int8 blocks into `out`. Gate, up and act are not written as floats: the down projection,
+// which reads `out`, is their only reader.
+struct GluEpilogue {
+  GluActivation activation = GluActivation::Silu;
+  QuantizedX out;  // one column of rows / 2, no rms
+};
+
+// Rows of a team of the GLU-applying projection: half gate, half the matching up rows, so a
+// workgroup of 32 * 32 / (kGluEpilogueTeamRows / 2) invocations owns a block of 32 act values.
+inline constexpr uint32_t kGluEpilogueTeamRows = 4;
+
+// The stacked gate and up projection `p` (rows: n gate then n up, n a multiple of 32; one
+// column; no accumulate; one row slice) from `x` (x.rms set: gate and up are divided by the
+// RMS first) that also writes `glu`: one op (kernels dmmv_intdot_<fmt>_glu). Throws UsageError
+// naming what does not hold.
+Op dmmv_intdot_glu_op(const ProjectionProblem& p, const QuantizedX& x, const BindingLimits& limits,
+                      const GluEpilogue& glu);
 
 }  // namespace pb

@@ -19,12 +19,14 @@
 // NUM_COLS is the exact column count (spec only: the engine's `shared` builds exist to measure
 // register pressure and are not repeated here).
 //
-// Two fused forms, each a kernel of its own (intdot/dmmv_intdot_<fmt>_norm.comp, _rms.comp):
+// Fused forms, each a kernel of its own (intdot/dmmv_intdot_<fmt>_norm.comp, _rms.comp, _glu.comp):
 //   DMMV_NORM_EPILOGUE  a residual projection (y += W x, one column) that also writes the int8
 //                       input of the RMSNorm after it, whose division by the RMS is left to
 //                       the consumer (dmmv_intdot_norm_epilogue.glsl)
 //   DMMV_INPUT_RMS      a projection of such an input: it divides by the RMS
 //                       (dmmv_intdot_input_rms.glsl)
+//   DMMV_GLU_EPILOGUE   the stacked gate and up projection that writes the int8 input of the
+//                       down projection, act = glu(gate, up) (dmmv_intdot_glu_epilogue.glsl)
 //
 // Included after dmmv_intdot_common.glsl and a format file (dmmv_intdot_<fmt>.glsl), which
 // defines, before this body:
@@ -48,6 +50,15 @@ layout(binding = 3) buffer Y { float y[]; };  // column c at c * y_stride floats
 
 #include "row_accumulators.glsl"
 
+// The weight row of accumulator row r: first_row + r, clamped (rows past the end compute on the
+// last row and are never written); in the GLU epilogue's stacked gate and up, gate rows for r
+// below ROWS / 2 and the matching up rows, half_rows further, above.
+#ifdef DMMV_GLU_EPILOGUE
+#define DMMV_ROW(r) ((r) < ROWS / 2 ? first_row + uint(r) : half_rows + first_row + uint(r) - uint(ROWS / 2))
+#else
+#define DMMV_ROW(r) min(first_row + uint(r), pc.rows - 1)
+#endif
+
 // Adds chunks first, first + S, ..., first + (N - 1) S of every row (S = step: the threads
 // that share a row's chunks).
 #define ACCUMULATE_CHUNKS(N)                                                          \
@@ -55,9 +66,7 @@ layout(binding = 3) buffer Y { float y[]; };  // column c at c * y_stride floats
     WeightChunk wc[(N) * ROWS];                                                       \
     [[unroll]] for (int u = 0; u < (N); ++u) {                                        \
       [[unroll]] for (int r = 0; r < ROWS; ++r) {                                     \
-        /* rows past the end compute on the last row and are never written */        \
-        wc[u * ROWS + r] = load_weights(min(first_row + r, pc.rows - 1),              \
-                                        first + u * step);                            \
+        wc[u * ROWS + r] = load_weights(DMMV_ROW(r), first + u * step);               \
       }                                                                               \
     }                                                                                 \
     [[unroll]] for (int u = 0; u < (N); ++u) {                                        \
@@ -72,8 +81,10 @@ layout(binding = 3) buffer Y { float y[]; };  // column c at c * y_stride floats
 #include "dmmv_intdot_input_rms.glsl"
 #endif
 
-#ifdef DMMV_NORM_EPILOGUE
+#if defined(DMMV_NORM_EPILOGUE)
 #include "dmmv_intdot_norm_epilogue.glsl"
+#elif defined(DMMV_GLU_EPILOGUE)
+#include "dmmv_intdot_glu_epilogue.glsl"
 #else
 void main() {
   const uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
@@ -104,4 +115,4 @@ void main() {
     y[at] = ACCUMULATE != 0 ? y[at] + total : total;
   }
 }
-#endif  // DMMV_NORM_EPILOGUE
+#endif  // the epilogues

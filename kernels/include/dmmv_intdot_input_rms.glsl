@@ -8,7 +8,8 @@
 #ifndef PB_DMMV_INTDOT_INPUT_RMS_GLSL
 #define PB_DMMV_INTDOT_INPUT_RMS_GLSL
 
-layout(constant_id = 6) const float RMS_EPS = 1e-6;  // the norm's epsilon
+// The norm's epsilon (> 0); 0 where the input is no deferred norm (dmmv_intdot_glu_epilogue.glsl).
+layout(constant_id = 6) const float RMS_EPS = 0.0;
 layout(binding = 4) readonly buffer InputSquares { float input_squares[]; };  // per block of 32 inputs
 
 // 1 / rms of the input. Each subgroup adds the blocks' squares in the same order (lane l takes

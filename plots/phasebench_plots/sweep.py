@@ -16,8 +16,8 @@ from .runs import ResultFile, Run, config_value, error_bar, metric_label
 NUMERIC_AXES = ("prompt_tokens", "decode_tokens", "chunk_cols", "seed")
 AXIS_PREFERENCE = ("num_cols", "chunk_cols", "prompt_tokens", "decode_tokens", "submit", "prefill",
                    "barriers", "double_buffer", "skip_dead_work", "descriptors", "profile",
-                   "subgroup", "coopmat", "dmmv_activations", "norm_placement", "weights", "model", "gguf",
-                   "seed")
+                   "subgroup", "coopmat", "dmmv_activations", "norm_placement", "glu_placement", "weights",
+                   "model", "gguf", "seed")
 CATEGORY_ORDER = {
     "num_cols": ["spec", "shared:32", "shared:64"],
     "submit": ["per-dispatch", "per-layer", "per-layer-nowait", "per-token", "per-token-ahead", "per-prompt"],
@@ -26,6 +26,7 @@ CATEGORY_ORDER = {
     "descriptors": ["pool-reset", "persistent", "push"],
     "profile": ["off", "submit", "phase", "dispatch"],
     "norm_placement": ["dispatch", "producer"],
+    "glu_placement": ["dispatch", "producer"],
 }
 SERIES_COLOURS = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000",
                   "#8c564b"]

@@ -20,8 +20,8 @@ std::string value_text(const nlohmann::json& value) {
 
 // Axes added after result files already existed, with the value every run had before them: a
 // config from an older file (or an older build, under `ab`) matches today's at that value.
-const std::pair<const char*, const char*> kLaterAxes[] = {{"dmmv_activations", "float"},
-                                                          {"norm_placement", "dispatch"}};
+const std::pair<const char*, const char*> kLaterAxes[] = {
+    {"dmmv_activations", "float"}, {"norm_placement", "dispatch"}, {"glu_placement", "dispatch"}};
 
 // Each run's config less the ignored keys, with the later axes' old values where absent, checked
 // for shape and for duplicates.

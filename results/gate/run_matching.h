@@ -1,7 +1,7 @@
 // Pairs the runs of two result files by their configuration. Two runs match when their configs
 // are equal (every axis value), apart from the keys the caller chose to ignore; order and
 // anything outside `config` play no part. A config without an axis that was added later
-// (dmmv_activations, norm_placement) counts as having the value runs had before it.
+// (dmmv_activations, norm_placement, glu_placement) counts as having the value runs had before it.
 #pragma once
 
 #include <cstddef>

@@ -45,9 +45,9 @@ def cost_table(text: str) -> dict:
 @pytest.fixture(scope="module")
 def results(binary, tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("performance")
-    producer = ["--norm-placement", "producer"]
-    for ident, extra in (("decode-int8-tiny-dense", []), ("decode-int8-producer-tiny-dense", producer),
-                         ("profile-decode-tiny-dense", ["--profile", "dispatch", *producer])):
+    fused = ["--norm-placement", "producer", "--glu-placement", "producer"]
+    for ident, extra in (("decode-int8-tiny-dense", []), ("decode-int8-fused-tiny-dense", fused),
+                         ("profile-decode-tiny-dense", ["--profile", "dispatch", *fused])):
         cmd = [str(binary), "run", *DECODE, *extra, "--out", str(folder / f"{ident}.json")]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}"
@@ -55,7 +55,7 @@ def results(binary, tmp_path_factory) -> Path:
 
 
 def test_each_phase_has_a_row_and_the_rows_add_up_to_the_run(results):
-    text = write_report(results, ["decode-int8-tiny-dense", "decode-int8-producer-tiny-dense",
+    text = write_report(results, ["decode-int8-tiny-dense", "decode-int8-fused-tiny-dense",
                                   "profile-decode-tiny-dense"])
     rows = cost_table(text)
     run = json.loads((results / "profile-decode-tiny-dense.json").read_text())["runs"][0]
@@ -69,10 +69,10 @@ def test_each_phase_has_a_row_and_the_rows_add_up_to_the_run(results):
     busy_us = run["summary"]["decode.gpu_busy_ms"]["median"] * 1e3 / tokens
     assert rows["all"][1] == pytest.approx(busy_us, abs=0.06)
     assert "int8 DMMV inputs" in text
-    # The profile ran with the norms in the producers: it is named so, and its timestamps' cost is
-    # set against the unprofiled run of the same kind.
-    assert "**tiny-dense q4_k, int8 DMMV inputs, norms in the producer**" in text
-    plain = json.loads((results / "decode-int8-producer-tiny-dense.json").read_text())["runs"][0]
+    # The profile ran with the norms and gated units in the producers: it is named so, and its
+    # timestamps' cost is set against the unprofiled run of the same kind.
+    assert "**tiny-dense q4_k, int8 DMMV inputs, norms and gated units in the producers**" in text
+    plain = json.loads((results / "decode-int8-fused-tiny-dense.json").read_text())["runs"][0]
     plain_ms = plain["summary"]["decode.gpu_busy_ms"]["median"] / plain["samples"][-1]["decode"]["tokens"]
     cost = re.search(r"What the timestamps cost: GPU busy [0-9.]+ ms per token profiled against ([0-9.]+) ms "
                      r"without \([+-][0-9.]+%\)", text)
@@ -80,7 +80,7 @@ def test_each_phase_has_a_row_and_the_rows_add_up_to_the_run(results):
     figures = [line for line in text.splitlines() if line.startswith("| decode tiny-dense q4_k")]
     assert [f.split("|")[1].strip() for f in figures] == [
         "decode tiny-dense q4_k, int8 DMMV inputs: tokens/s",
-        "decode tiny-dense q4_k, int8 DMMV inputs, norms in the producer: tokens/s"]
+        "decode tiny-dense q4_k, int8 DMMV inputs, norms and gated units in the producers: tokens/s"]
 
 
 def test_a_profile_that_did_not_run_is_reported_missing(results, tmp_path):

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "engine/model/host_weights.h"
 #include "engine/model/presets.h"
@@ -30,13 +31,14 @@ struct ForwardCase {
   BarrierPolicy barriers;
   uint32_t chunk_cols;
   DmmvActivations activations = DmmvActivations::Float;
-  NormPlacement norms = NormPlacement::Dispatch;
+  Placement norms = Placement::Dispatch;
+  Placement glu = Placement::Dispatch;
 };
 
 void PrintTo(const ForwardCase& c, std::ostream* os) {
   *os << c.model << " " << prefill_strategy_name(c.prefill) << " " << barrier_policy_name(c.barriers)
       << " chunk " << c.chunk_cols << " " << dmmv_activations_name(c.activations) << " norms "
-      << norm_placement_name(c.norms);
+      << placement_name(c.norms) << " glu " << placement_name(c.glu);
 }
 
 RunConfig config_for(const ForwardCase& c) {
@@ -48,6 +50,7 @@ RunConfig config_for(const ForwardCase& c) {
   r.forward.chunk_cols = c.chunk_cols;
   r.forward.dmmv_activations = c.activations;
   r.forward.norm_placement = c.norms;
+  r.forward.glu_placement = c.glu;
   r.barriers = c.barriers;
   r.submit = SubmitShape{SubmitKind::PerLayer};
   return r;
@@ -133,16 +136,20 @@ std::vector<ForwardCase> cases() {
     }
     list.push_back({"tiny-dense", PrefillStrategy::Matmul, BarrierPolicy::Ledger, 4, DmmvActivations::Int8});
     list.push_back({"tiny-dense", PrefillStrategy::Batched, BarrierPolicy::Global, 32, DmmvActivations::Int8});
-    // Decode's norms written by the residual projections before them: every architecture
-    // (where a norm has float readers or no residual projection before it, it keeps its
-    // dispatch), and every barrier policy on the dense model.
+    // Decode's norms and gated units applied by the projections before them: every
+    // architecture (where one has float readers or no single projection before it, it keeps its
+    // dispatch), each alone on the dense model, and every barrier policy there.
     for (const char* model : {"tiny-dense", "tiny-llama", "tiny-hybrid", "tiny-moe", "tiny-gemma"}) {
       list.push_back({model, PrefillStrategy::Batched, BarrierPolicy::Ledger, 4, DmmvActivations::Int8,
-                      NormPlacement::Producer});
+                      Placement::Producer, Placement::Producer});
     }
+    list.push_back({"tiny-dense", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4, DmmvActivations::Int8,
+                    Placement::Producer, Placement::Dispatch});
+    list.push_back({"tiny-dense", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4, DmmvActivations::Int8,
+                    Placement::Dispatch, Placement::Producer});
     for (auto barriers : {BarrierPolicy::Global, BarrierPolicy::Buffer}) {
       list.push_back({"tiny-dense", PrefillStrategy::DecodeLoop, barriers, 4, DmmvActivations::Int8,
-                      NormPlacement::Producer});
+                      Placement::Producer, Placement::Producer});
     }
   }
   return list;
@@ -162,56 +169,67 @@ std::map<std::string, int> decode_kernels(const RunConfig& run) {
 
 // With norm_placement producer, a dense model's decode step keeps one norm dispatch, the first
 // layer's (the embedding comes before it); the others move into the attention output and FFN
-// down projections before them, and every projection after them divides by the RMS.
-TEST(NormPlacement, DecodeKeepsOnlyTheFirstLayersNormDispatch) {
+// down projections before them, and every projection after them divides by the RMS. With
+// glu_placement producer no gated unit keeps its dispatch: each moves into its gate and up.
+TEST(Placement, DecodeKeepsOnlyTheFirstLayersNormDispatchAndNoGluDispatch) {
   if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
     GTEST_SKIP() << "no integer-dot path here";
   }
   RunConfig run = config_for({"tiny-llama", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4,
-                              DmmvActivations::Int8, NormPlacement::Dispatch});
+                              DmmvActivations::Int8});
   const ModelConfig model = preset(run.model);
   const auto plain = decode_kernels(run);
-  run.forward.norm_placement = NormPlacement::Producer;
+  run.forward.norm_placement = Placement::Producer;
+  const auto fused_norms = decode_kernels(run);
+  run.forward.glu_placement = Placement::Producer;
   const auto fused = decode_kernels(run);
   const auto count = [](const std::map<std::string, int>& m, const std::string& suffix) {
     int n = 0;
     for (const auto& [name, k] : m) n += name.size() >= suffix.size() && name.ends_with(suffix) ? k : 0;
     return n;
   };
-  const int norms = 2 * static_cast<int>(model.n_layers) + 1;  // attention, FFN, final
-  EXPECT_EQ(count(plain, "rmsnorm_quantize"), norms * int(kDecode));
-  EXPECT_EQ(count(fused, "rmsnorm_quantize"), 1 * int(kDecode));
-  EXPECT_EQ(count(fused, "_norm"), (norms - 1) * int(kDecode));  // dmmv_intdot_<fmt>_norm
-  EXPECT_GE(count(fused, "_rms"), (norms - 1) * int(kDecode));   // q/k/v (stacked or not), gate/up, LM head
-  EXPECT_EQ(count(plain, "_norm") + count(plain, "_rms"), 0);
+  const int steps = int(kDecode), layers = static_cast<int>(model.n_layers);
+  const int norms = 2 * layers + 1;  // attention, FFN, final
+  EXPECT_EQ(count(plain, "rmsnorm_quantize"), norms * steps);
+  EXPECT_EQ(count(plain, "glu_quantize"), layers * steps);
+  EXPECT_EQ(count(plain, "_norm") + count(plain, "_rms") + count(plain, "_glu"), 0);
+  EXPECT_EQ(count(fused_norms, "rmsnorm_quantize"), 1 * steps);
+  EXPECT_EQ(count(fused_norms, "_norm"), (norms - 1) * steps);  // dmmv_intdot_<fmt>_norm
+  EXPECT_GE(count(fused_norms, "_rms"), (norms - 1) * steps);   // q/k/v (stacked or not), gate/up, LM head
+  EXPECT_EQ(count(fused_norms, "glu_quantize"), layers * steps);
+  EXPECT_EQ(count(fused, "glu_quantize"), 0);
+  EXPECT_EQ(count(fused, "_glu"), layers * steps);  // the gate/up projections, which also divide by the RMS
+  EXPECT_EQ(count(fused, "_rms") + count(fused, "_glu"), count(fused_norms, "_rms"));
 }
 
-// One decode step after the same prefill, with the norms dispatched and with them in the
-// producers: the same int8 arithmetic but for where each block's scale is rounded, so the
-// step's logits agree closely (their L2 norms within 0.05% on tiny-dense and tiny-llama; their
-// sums, which cancel, within 4%). The reference comparison above stops at the first near-tie,
+// One decode step after the same prefill, with the norms and gated units dispatched and with
+// them in the producers: the same int8 arithmetic but for where each block's scale is rounded
+// and the float rounding of gate and up, so the step's logits agree closely (their L2 norms
+// within 0.05% on tiny-dense and tiny-llama; their sums, which cancel, within 4%). The reference comparison above stops at the first near-tie,
 // which tiny models reach within a few tokens; this one sees a wrong scale at once (an RMS
 // never divided out moved tiny-dense's logits' L2 norm from 32 to 723).
-TEST(NormPlacement, OneDecodeStepMatchesTheDispatchedNorms) {
+TEST(Placement, OneDecodeStepMatchesTheDispatchedNormsAndGlus) {
   if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
     GTEST_SKIP() << "no integer-dot path here";
   }
-  // The MoE models keep every decode norm's dispatch (a float reader or no residual projection
-  // before each): there the two must agree exactly.
+  // The MoE models keep every decode norm's and gated unit's dispatch (a float reader, no
+  // residual projection before a norm, experts instead of a dense FFN): there the two must agree
+  // exactly.
   for (const char* model : {"tiny-dense", "tiny-llama", "tiny-hybrid", "tiny-moe"}) {
     RunConfig run = config_for({model, PrefillStrategy::Batched, BarrierPolicy::Ledger, 4, DmmvActivations::Int8,
-                                NormPlacement::Dispatch});
+                                Placement::Dispatch});
     run.decode_tokens = 1;
-    const auto step = [&](NormPlacement norms) {
-      run.forward.norm_placement = norms;
+    const auto step = [&](Placement placement) {
+      run.forward.norm_placement = placement;
+      run.forward.glu_placement = placement;
       PipelineSet pipelines(device(), nullptr);
       ModelSession session(device(), pipelines, transfer(), run, ModelSession::sizes_for(preset(run.model), {run}));
       RunExecutor executor(device(), pipelines, session, run);
       executor.run_once();
       return executor.fingerprint();
     };
-    const Fingerprint dispatched = step(NormPlacement::Dispatch);
-    const Fingerprint produced = step(NormPlacement::Producer);
+    const Fingerprint dispatched = step(Placement::Dispatch);
+    const Fingerprint produced = step(Placement::Producer);
     ASSERT_EQ(produced.tokens.size(), 2u) << model;
     EXPECT_EQ(produced.tokens[0], dispatched.tokens[0]) << model << ": the prefill is the same";
     std::cout << "[ norms ] " << model << ": logits L2 " << produced.logits_l2 << " against " << dispatched.logits_l2
@@ -220,17 +238,22 @@ TEST(NormPlacement, OneDecodeStepMatchesTheDispatchedNorms) {
   }
 }
 
-// The axis needs int8 inputs: the norm's int8 form is what moves.
-TEST(NormPlacement, ProducerWithFloatInputsIsRefused) {
-  RunConfig run = config_for({"tiny-llama", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4,
-                              DmmvActivations::Float, NormPlacement::Producer});
-  PipelineSet pipelines(device(), nullptr);
-  ModelSession session(device(), pipelines, transfer(), run, ModelSession::sizes_for(preset(run.model), {run}));
-  try {
-    RunExecutor executor(device(), pipelines, session, run);
-    FAIL() << "accepted norm_placement producer with float inputs";
-  } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("dmmv_activations int8"), std::string::npos) << e.what();
+// The axes need int8 inputs: the op's int8 output is what moves.
+TEST(Placement, ProducerWithFloatInputsIsRefused) {
+  for (const auto& [norms, glu] : {std::pair{Placement::Producer, Placement::Dispatch},
+                                   std::pair{Placement::Dispatch, Placement::Producer}}) {
+    RunConfig run = config_for({"tiny-llama", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4,
+                                DmmvActivations::Float, norms, glu});
+    PipelineSet pipelines(device(), nullptr);
+    ModelSession session(device(), pipelines, transfer(), run, ModelSession::sizes_for(preset(run.model), {run}));
+    try {
+      RunExecutor executor(device(), pipelines, session, run);
+      FAIL() << "accepted a producer placement with float inputs";
+    } catch (const UsageError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find(norms == Placement::Producer ? "norm_placement" : "glu_placement"), std::string::npos) << m;
+      EXPECT_NE(m.find("dmmv_activations int8"), std::string::npos) << m;
+    }
   }
 }
 

@@ -10,12 +10,15 @@
 // builders refuse what the kernels cannot do.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "engine/ops/dmmv_intdot_op.h"
 #include "engine/reference/dmmv_intdot_ref.h"
 #include "engine/reference/dmmv_ref.h"
+#include "engine/reference/glu_ref.h"
 #include "harness/build_info.h"
 #include "harness/errors.h"
 #include "kernels/registry.h"
@@ -170,6 +173,91 @@ INSTANTIATE_TEST_SUITE_P(Formats, DmmvNormFusionTest,
                                            FusionCase{WeightFormat::Q6_K, 256, 512, 40},
                                            FusionCase{WeightFormat::Q6_K, 512, 256, 13}));
 
+// The GLU moved into the stacked gate and up projection (glu_placement: producer): act =
+// glu(gate, up) in int8 blocks, from plain int8 inputs and from a deferred norm's (divided by the
+// RMS first), with SiLU and with GELU. Against the float GLU of the integer reference's gate and
+// up: each dequantized act within half a step of its block (the GPU's gate and up differ from the
+// reference's in float rounding only, so an act may land on the neighbouring quant) plus 1e-4 of
+// the block's largest. A swapped gate and up, a wrong row pairing or a missing RMS is far outside.
+struct GluCase {
+  WeightFormat format;
+  uint32_t n;     // gate rows, up rows, act elements
+  uint32_t cols;  // the input's
+  bool deferred;  // the input is a deferred norm's
+  GluActivation activation;
+};
+
+void PrintTo(const GluCase& c, std::ostream* os) {
+  *os << format_name(c.format) << " 2x" << c.n << "x" << c.cols << (c.deferred ? " from a deferred norm" : "")
+      << (c.activation == GluActivation::GeluTanh ? " gelu" : " silu");
+}
+
+class DmmvGluFusionTest : public GpuTest, public ::testing::WithParamInterface<GluCase> {
+ protected:
+  void SetUp() override {
+    if (!build_info().has_intdot_shaders || !device().info().caps.integer_dot_product) {
+      GTEST_SKIP() << "no integer-dot path here (dmmv_intdot_test asserts the builders refuse it)";
+    }
+  }
+};
+
+TEST_P(DmmvGluFusionTest, WritesTheInt8FormOfTheGluOfGateAndUp) {
+  const GluCase& p = GetParam();
+  std::mt19937 rng(5 + p.n + p.cols + p.deferred);
+  const Matrix w = random_matrix(p.format, 2 * p.n, p.cols, rng);
+  std::vector<float> x = random_columns(p.cols, 1, p.cols, -1.0f, 1.0f, rng);
+  // The input's int8 form on the CPU: of x itself, or of x (as the deferred norm's x * w, w = 1)
+  // with the block squares of some other y, whose RMS the kernel must divide by.
+  const ref::QuantizedXHost xq = ref::quantize_x(x, p.cols, 1, p.cols);
+  const BindingLimits limits = BindingLimits::of(device().info());
+  const uint64_t in_bytes = p.deferred ? deferred_norm_bytes(p.cols, limits) : quantized_x_bytes(p.cols, 1, limits);
+  Buffer in = upload_vector(std::vector<uint8_t>(in_bytes, 0), "input");
+  const QuantizedX input = p.deferred ? deferred_norm_in(TensorView::whole(in), p.cols, kEps, limits)
+                                      : quantized_x_in(TensorView::whole(in), p.cols, 1, limits);
+  transfer().upload_from<int8_t>(in, input.quants.offset, xq.quants);
+  transfer().upload_from<float>(in, input.scales.offset, xq.scales);
+  double inv_rms = 1.0;
+  if (p.deferred) {
+    const std::vector<float> squares = random_columns(p.cols / 32, 1, p.cols / 32, 5.0f, 20.0f, rng);
+    double sum = 0;
+    for (float v : squares) sum += v;
+    inv_rms = 1.0 / std::sqrt(sum / p.cols + kEps);
+    transfer().upload_from<float>(in, input.rms->block_squares.offset, squares);
+  }
+  Buffer wb = upload_weights(p.format, p.cols, w.bytes, "gate and up");
+  Buffer yb = upload_floats(std::vector<float>(2 * p.n, kPadding), "gate and up out");
+  QuantizedBuffer act(p.n, 1);
+  const ProjectionProblem problem{p.format, TensorView::whole(wb), TensorView::whole(in), TensorView::whole(yb),
+                                  2 * p.n, p.cols, 1, p.cols, 2 * p.n, false};
+  run_ops(std::vector<Op>{dmmv_intdot_glu_op(problem, input, limits, GluEpilogue{p.activation, act.view})},
+          BarrierPolicy::Ledger);
+  const std::vector<uint8_t> stored = act.download();
+
+  std::vector<float> gate_up(2 * p.n, 0.0f), expected(p.n);
+  ref::dmmv_intdot(p.format, w.bytes, 2 * p.n, p.cols, xq, gate_up, 2 * p.n, false);
+  for (float& v : gate_up) v = float(v * inv_rms);
+  ref::glu(p.activation == GluActivation::GeluTanh, std::span(gate_up).first(p.n), p.n, std::span(gate_up).last(p.n),
+           p.n, expected, p.n, p.n, 1);
+  for (uint32_t b = 0; b < p.n / 32; ++b) {
+    float d;
+    std::memcpy(&d, stored.data() + act.view.scales.offset + 8 * b, 4);
+    float amax = 0;
+    for (uint32_t i = 32 * b; i < 32 * b + 32; ++i) amax = std::max(amax, std::fabs(expected[i]));
+    ASSERT_NEAR(d, amax / 127, 2e-3 * amax / 127) << "block " << b;
+    for (uint32_t i = 32 * b; i < 32 * b + 32; ++i) {
+      ASSERT_NEAR(int8_t(stored[i]) * d, expected[i], 0.5001 * d + 1e-4 * amax) << "act " << i;
+    }
+  }
+  EXPECT_EQ(download_floats(yb, 2 * p.n), std::vector<float>(2 * p.n, kPadding)) << "gate and up are not written";
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, DmmvGluFusionTest,
+                         ::testing::Values(GluCase{WeightFormat::Q4_K, 64, 512, false, GluActivation::Silu},
+                                           GluCase{WeightFormat::Q4_K, 96, 1280, true, GluActivation::Silu},
+                                           GluCase{WeightFormat::Q8_0, 64, 768, true, GluActivation::GeluTanh},
+                                           GluCase{WeightFormat::Q6_K, 32, 256, false, GluActivation::GeluTanh},
+                                           GluCase{WeightFormat::Q6_K, 64, 512, true, GluActivation::Silu}));
+
 class DmmvNormFusionRefusals : public GpuTest {};
 
 TEST_F(DmmvNormFusionRefusals, WhatTheKernelsCannotDo) {
@@ -205,6 +293,15 @@ TEST_F(DmmvNormFusionRefusals, WhatTheKernelsCannotDo) {
   DmmvIntdotTuning sub_blocks;
   sub_blocks.chunk = 32;
   EXPECT_THROW(dmmv_intdot_ops(problem(64, 1, false), deferred, limits, sub_blocks), UsageError);
+  // The GLU: one column, gate and up of whole blocks each, no accumulate, an output of rows / 2.
+  const GluEpilogue glu{GluActivation::Silu, quantized_x_in(all.slice(1 << 19, 1 << 16), 32, 1, limits)};
+  EXPECT_NO_THROW(dmmv_intdot_glu_op(problem(64, 1, false), in, limits, glu));
+  EXPECT_NO_THROW(dmmv_intdot_glu_op(problem(64, 1, false), deferred, limits, glu));
+  EXPECT_THROW(dmmv_intdot_glu_op(problem(64, 2, false), in, limits, glu), UsageError);
+  EXPECT_THROW(dmmv_intdot_glu_op(problem(64, 1, true), in, limits, glu), UsageError);
+  EXPECT_THROW(dmmv_intdot_glu_op(problem(96, 1, false), in, limits, glu), UsageError);  // 48 + 48
+  EXPECT_THROW(dmmv_intdot_glu_op(problem(64, 1, false), in, limits, GluEpilogue{GluActivation::Silu, out}),
+               UsageError);  // an output that names squares
 }
 
 }  // namespace

@@ -1,0 +1,62 @@
+// What the integer-dot DMMV's block-owning epilogues share (dmmv_intdot_norm_epilogue.glsl,
+// dmmv_intdot_glu_epilogue.glsl): a workgroup owns one block of 32 values of what follows the
+// projection, so it can quantize that block itself, with no other workgroup to wait for.
+//
+// The workgroup is teams of TEAM = 32 invocations (one NVIDIA subgroup; several of lavapipe's),
+// numbered by subgroup_major_index() / TEAM. A team computes its ROWS rows as a one-team
+// workgroup of 32 invocations would (reduce_team), then each team puts its values of the block
+// into block_values[] (32 floats of shared memory) and the workgroup quantizes them together
+// (quantize_owned_block) into bindings 5 and 6, as quantize_x would (quantize_block_math.glsl).
+// Included after dmmv_intdot_body.glsl's declarations, as the includer's main() needs them.
+#ifndef PB_DMMV_INTDOT_BLOCK_TEAMS_GLSL
+#define PB_DMMV_INTDOT_BLOCK_TEAMS_GLSL
+
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_shader_8bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+
+layout(binding = 5) writeonly buffer OutQuants { int8_t out_quants[]; };  // the block's int8 form, as quantize_x's
+layout(binding = 6) writeonly buffer OutScales { vec2 out_scales[]; };
+
+const uint TEAM = 32;  // invocations of a team: one block's worth, so quantizing needs no other layout
+
+// partial[] (row_accumulators.glsl) holds the teams' shares where a team spans subgroups, and
+// then the block's shares where the block does: never both at once (barriers between).
+#define QB_SCRATCH partial
+#include "quantize_block_math.glsl"
+
+shared float block_values[TEAM];  // the workgroup's block, in order
+
+// The team's sums of acc in every lane of the team. Every invocation calls it: where subgroups
+// are narrower than a team, the subgroups' shares meet in partial[] behind publish_partials'
+// barrier.
+void reduce_team() {
+  if (gl_SubgroupSize >= TEAM) {
+    for (uint m = 1u; m < TEAM; m <<= 1u) {
+      [[unroll]] for (int i = 0; i < ROWS; ++i) acc[i] += subgroupShuffleXor(acc[i], m);
+    }
+    return;
+  }
+  publish_partials();
+  const uint shares = TEAM / gl_SubgroupSize, first_share = (subgroup_major_index() / TEAM) * shares;
+  [[unroll]] for (int i = 0; i < ROWS; ++i) {
+    float total = 0.0;
+    for (uint g = 0u; g < shares; ++g) total += partial[(first_share + g) * ROWS + i];
+    acc[i] = total;
+  }
+}
+
+// Invocations 0..31 (subgroup-major: `holds`) quantize v, element `element` of the block that
+// starts at element `block_first`; the rest quantize zeros they never write, so the block
+// reductions' barriers stay uniform. Every invocation calls it, after block_values is complete.
+void quantize_owned_block(float v, bool holds, uint element, uint block_first) {
+  const float amax = qb_block_max(abs(v), TEAM);
+  const float d = block_scale(amax);
+  const float inv_d = amax > 0.0 ? 1.0 / d : 0.0;
+  const int q = amax > 0.0 ? nearest_quant(v, d, inv_d) : 0;
+  if (holds) out_quants[element] = int8_t(q);
+  const int sum = qb_block_sum(q, TEAM);
+  if (holds && element == block_first) out_scales[block_first / TEAM] = vec2(d, d * float(sum));  // d * sum: exact (23 bits)
+}
+
+#endif  // PB_DMMV_INTDOT_BLOCK_TEAMS_GLSL

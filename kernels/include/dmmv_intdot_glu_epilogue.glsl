@@ -1,0 +1,52 @@
+// DMMV_GLU_EPILOGUE (dmmv_intdot_body.glsl): the stacked gate and up projection of one column
+// (rows [0, n) gate, [n, 2n) up: pc.rows = 2n) that also applies the gated linear unit and
+// writes act = glu(gate, up) in the int8 blocks the down projection reads (bindings 5 and 6, as
+// quantize_x would), so the GLU needs no dispatch of its own (glu_placement: producer). Neither
+// gate, up nor act is written as floats: the down projection is their only reader.
+//
+// A workgroup owns act elements [32 g, 32 g + 32): team t (dmmv_intdot_block_teams.glsl) takes
+// the gate rows 32 g + h t .. + h - 1 and the up rows n + the same, h = ROWS / 2, so each team
+// has both halves of its elements and only the block's quantization meets across teams.
+//
+// Where the input is an RMSNorm's output whose division was left to this projection
+// (norm_placement: producer; RMS_EPS > 0, binding 4), gate and up are divided by the RMS first.
+// ACTIVATION is glu_activation.glsl's (0 SiLU, 1 GELU with tanh). Needs NUM_COLS = 1,
+// ACCUMULATE = 0, n a multiple of 32 and one row slice (engine/ops/dmmv_intdot_op.cpp checks).
+#ifndef PB_DMMV_INTDOT_GLU_EPILOGUE_GLSL
+#define PB_DMMV_INTDOT_GLU_EPILOGUE_GLSL
+
+layout(constant_id = 7) const int ACTIVATION = 0;
+#include "glu_activation.glsl"
+#include "dmmv_intdot_input_rms.glsl"  // RMS_EPS = 0 (the default): no division
+#include "dmmv_intdot_block_teams.glsl"
+
+void main() {
+  const uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  const uint t = subgroup_major_index();
+  const uint team = t / TEAM, lane = t % TEAM;
+  const uint half_rows = pc.rows / 2u;  // n: gate rows, then as many up rows
+  const uint block = group * TEAM;      // the workgroup's first act element
+  const uint first_row = block + team * uint(ROWS / 2);  // DMMV_ROW maps rows past ROWS / 2 to up
+  const float inv_rms = RMS_EPS > 0.0 ? input_inv_rms() : 1.0;
+  [[unroll]] for (int i = 0; i < ROWS; ++i) acc[i] = 0.0;
+
+  const uint chunks = CHUNKS_PER_ROW(pc.cols);
+  const uint step = TEAM;
+  uint first = lane;
+  for (; first + (UNROLL - 1) * step < chunks; first += UNROLL * step) ACCUMULATE_CHUNKS(UNROLL)
+  for (; first < chunks; first += step) ACCUMULATE_CHUNKS(1)
+  reduce_team();
+
+  // Lane j of a team applies the unit to its element j (acc indexed by constants only).
+  [[unroll]] for (int j = 0; j < ROWS / 2; ++j) {
+    if (lane == uint(j)) {
+      block_values[team * uint(ROWS / 2) + uint(j)] = glu_value(acc[j] * inv_rms, acc[ROWS / 2 + j] * inv_rms);
+    }
+  }
+  barrier();
+
+  const bool holds = t < TEAM;
+  quantize_owned_block(holds ? block_values[t] : 0.0, holds, block + t, block);
+}
+
+#endif  // PB_DMMV_INTDOT_GLU_EPILOGUE_GLSL
