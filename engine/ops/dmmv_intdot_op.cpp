@@ -251,6 +251,29 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
   return ops;
 }
 
+namespace {
+
+// The projection `p` from `x` (no deferred RMS) as one op of the block-owning kernel
+// dmmv_intdot_<fmt><suffix>: teams of 32 invocations of `team_rows` rows each, `block_rows` rows
+// a workgroup, in the format's first chunk. `what` names it in errors.
+Op block_owning_op(const ProjectionProblem& p, const QuantizedX& x, const BindingLimits& limits, uint32_t team_rows,
+                   uint32_t block_rows, const std::string& suffix, const std::string& what) {
+  DmmvIntdotTuning t;
+  t.threads = 32 * (block_rows / team_rows);
+  t.rows = team_rows;
+  t.unroll = 2;
+  std::vector<Op> ops = dmmv_intdot_ops(p, x, limits, t);
+  require(ops.size() == 1, what + " must be one dispatch (its weights in one binding)");
+  Op op = std::move(ops.front());
+  const std::string name = op.kernel->name + suffix;
+  require(op.kernel->name == dmmv_intdot_kernel_name(p.format) && find_kernel(name) != nullptr,
+          "kernel " + name + " was not compiled in");
+  op.kernel = find_kernel(name);
+  return op;
+}
+
+}  // namespace
+
 Op dmmv_intdot_norm_op(const ProjectionProblem& p, const QuantizedX& x, const BindingLimits& limits,
                        const NormEpilogue& norm) {
   constexpr uint32_t block = kQuantizedXBlock;
@@ -261,17 +284,7 @@ Op dmmv_intdot_norm_op(const ProjectionProblem& p, const QuantizedX& x, const Bi
   require(norm.out.rms.has_value() && norm.out.cols == p.rows && norm.out.ncols >= 1,
           "the norm's int8 output must hold one column of rows and name its block squares (out.rms)");
   require(norm.weight.bytes >= uint64_t(p.rows) * 4, "the norm's weights must hold rows floats");
-  DmmvIntdotTuning t;
-  t.threads = 32 * (block / kNormEpilogueTeamRows);
-  t.rows = kNormEpilogueTeamRows;
-  t.unroll = 2;
-  std::vector<Op> ops = dmmv_intdot_ops(p, x, limits, t);
-  require(ops.size() == 1, "the norm-writing projection must be one dispatch (its weights in one binding)");
-  Op op = std::move(ops.front());
-  const std::string name = op.kernel->name + "_norm";
-  require(op.kernel->name == dmmv_intdot_kernel_name(p.format) && find_kernel(name) != nullptr,
-          "kernel " + name + " was not compiled in");
-  op.kernel = find_kernel(name);
+  Op op = block_owning_op(p, x, limits, kNormEpilogueTeamRows, block, "_norm", "the norm-writing projection");
   op.bindings.push_back(norm.weight.slice(0, uint64_t(p.rows) * 4).read());
   op.bindings.push_back(norm.out.quants.slice(0, p.rows).write());
   op.bindings.push_back(norm.out.scales.slice(0, uint64_t(p.rows / block) * 8).write());
@@ -290,19 +303,10 @@ Op dmmv_intdot_glu_op(const ProjectionProblem& p, const QuantizedX& x, const Bin
                                          std::to_string(p.rows) + " rows in all)");
   require(glu.out.cols == n && glu.out.ncols >= 1 && !glu.out.rms,
           "the GLU's int8 output must hold one column of rows / 2 (and no deferred RMS)");
-  DmmvIntdotTuning t;
-  t.threads = 32 * (block / (kGluEpilogueTeamRows / 2));
-  t.rows = kGluEpilogueTeamRows;
-  t.unroll = 2;
-  QuantizedX plain = x;
+  QuantizedX plain = x;  // the op's RMS binding is its own (below)
   plain.rms.reset();
-  std::vector<Op> ops = dmmv_intdot_ops(p, plain, limits, t);
-  require(ops.size() == 1, "the GLU-applying projection must be one dispatch (its weights in one binding)");
-  Op op = std::move(ops.front());
-  const std::string name = op.kernel->name + "_glu";
-  require(op.kernel->name == dmmv_intdot_kernel_name(p.format) && find_kernel(name) != nullptr,
-          "kernel " + name + " was not compiled in");
-  op.kernel = find_kernel(name);
+  // A workgroup's teams hold 32 gate rows and the 32 up rows that pair with them.
+  Op op = block_owning_op(p, plain, limits, kGluEpilogueTeamRows, 2 * block, "_glu", "the GLU-applying projection");
   if (x.rms) {
     op.bindings.push_back(x.rms->block_squares.slice(0, uint64_t(p.cols / block) * 4).read());
     op.spec.set(6, std::bit_cast<int32_t>(x.rms->eps));

@@ -46,6 +46,18 @@ void reduce_team() {
   }
 }
 
+// acc = this team's ROWS rows (DMMV_ROW of first_row; the GLU's up rows half_rows further) over
+// all their chunks, added up over the team: each lane takes chunks lane, lane + TEAM, ...
+void accumulate_team_rows(uint first_row, uint half_rows, uint lane) {
+  [[unroll]] for (int i = 0; i < ROWS; ++i) acc[i] = 0.0;
+  const uint chunks = CHUNKS_PER_ROW(pc.cols);
+  const uint step = TEAM;
+  uint first = lane;
+  for (; first + (UNROLL - 1) * step < chunks; first += UNROLL * step) ACCUMULATE_CHUNKS(UNROLL)
+  for (; first < chunks; first += step) ACCUMULATE_CHUNKS(1)
+  reduce_team();
+}
+
 // Invocations 0..31 (subgroup-major: `holds`) quantize v, element `element` of the block that
 // starts at element `block_first`; the rest quantize zeros they never write, so the block
 // reductions' barriers stay uniform. Every invocation calls it, after block_values is complete.

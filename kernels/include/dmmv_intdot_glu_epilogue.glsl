@@ -28,14 +28,7 @@ void main() {
   const uint block = group * TEAM;      // the workgroup's first act element
   const uint first_row = block + team * uint(ROWS / 2);  // DMMV_ROW maps rows past ROWS / 2 to up
   const float inv_rms = RMS_EPS > 0.0 ? input_inv_rms() : 1.0;
-  [[unroll]] for (int i = 0; i < ROWS; ++i) acc[i] = 0.0;
-
-  const uint chunks = CHUNKS_PER_ROW(pc.cols);
-  const uint step = TEAM;
-  uint first = lane;
-  for (; first + (UNROLL - 1) * step < chunks; first += UNROLL * step) ACCUMULATE_CHUNKS(UNROLL)
-  for (; first < chunks; first += step) ACCUMULATE_CHUNKS(1)
-  reduce_team();
+  accumulate_team_rows(first_row, half_rows, lane);
 
   // Lane j of a team applies the unit to its element j (acc indexed by constants only).
   [[unroll]] for (int j = 0; j < ROWS / 2; ++j) {

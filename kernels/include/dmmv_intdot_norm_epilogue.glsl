@@ -34,14 +34,7 @@ void main() {
   const bool holds = t < TEAM;
   const uint row = pc.row_base + block_row + t;  // the norm's element, for the holders
   const float weight = holds ? norm_weight[row] : 0.0;
-  [[unroll]] for (int i = 0; i < ROWS; ++i) acc[i] = 0.0;
-
-  const uint chunks = CHUNKS_PER_ROW(pc.cols);
-  const uint step = TEAM;
-  uint first = lane;
-  for (; first + (UNROLL - 1) * step < chunks; first += UNROLL * step) ACCUMULATE_CHUNKS(UNROLL)
-  for (; first < chunks; first += step) ACCUMULATE_CHUNKS(1)
-  reduce_team();
+  accumulate_team_rows(first_row, 0u, lane);
 
   // Lane r of a team adds row r of its rows into y (acc indexed by constants only).
   [[unroll]] for (int r = 0; r < ROWS; ++r) {

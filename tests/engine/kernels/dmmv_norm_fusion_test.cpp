@@ -55,7 +55,8 @@ struct DeferredBuffer {
   QuantizedX view;
 };
 
-class DmmvNormFusionTest : public GpuTest, public ::testing::WithParamInterface<FusionCase> {
+// The fused kernels exist where the integer-dot path does.
+class IntdotGpuTest : public GpuTest {
  protected:
   void SetUp() override {
     if (!build_info().has_intdot_shaders || !device().info().caps.integer_dot_product) {
@@ -63,6 +64,8 @@ class DmmvNormFusionTest : public GpuTest, public ::testing::WithParamInterface<
     }
   }
 };
+
+class DmmvNormFusionTest : public IntdotGpuTest, public ::testing::WithParamInterface<FusionCase> {};
 
 TEST_P(DmmvNormFusionTest, ProducerAddsIntoYAndWritesTheNormsInt8Input) {
   const FusionCase& p = GetParam();
@@ -192,14 +195,7 @@ void PrintTo(const GluCase& c, std::ostream* os) {
       << (c.activation == GluActivation::GeluTanh ? " gelu" : " silu");
 }
 
-class DmmvGluFusionTest : public GpuTest, public ::testing::WithParamInterface<GluCase> {
- protected:
-  void SetUp() override {
-    if (!build_info().has_intdot_shaders || !device().info().caps.integer_dot_product) {
-      GTEST_SKIP() << "no integer-dot path here (dmmv_intdot_test asserts the builders refuse it)";
-    }
-  }
-};
+class DmmvGluFusionTest : public IntdotGpuTest, public ::testing::WithParamInterface<GluCase> {};
 
 TEST_P(DmmvGluFusionTest, WritesTheInt8FormOfTheGluOfGateAndUp) {
   const GluCase& p = GetParam();
