@@ -62,13 +62,9 @@ void accumulate_team_rows(uint first_row, uint half_rows, uint lane) {
 // starts at element `block_first`; the rest quantize zeros they never write, so the block
 // reductions' barriers stay uniform. Every invocation calls it, after block_values is complete.
 void quantize_owned_block(float v, bool holds, uint element, uint block_first) {
-  const float amax = qb_block_max(abs(v), TEAM);
-  const float d = block_scale(amax);
-  const float inv_d = amax > 0.0 ? 1.0 / d : 0.0;
-  const int q = amax > 0.0 ? nearest_quant(v, d, inv_d) : 0;
-  if (holds) out_quants[element] = int8_t(q);
-  const int sum = qb_block_sum(q, TEAM);
-  if (holds && element == block_first) out_scales[block_first / TEAM] = vec2(d, d * float(sum));  // d * sum: exact (23 bits)
+  const BlockQuant b = quantize_in_block(v, TEAM);
+  if (holds) out_quants[element] = int8_t(b.q);
+  if (holds && element == block_first) out_scales[block_first / TEAM] = vec2(b.d, b.d * float(b.sum));  // d * sum: exact (23 bits)
 }
 
 #endif  // PB_DMMV_INTDOT_BLOCK_TEAMS_GLSL

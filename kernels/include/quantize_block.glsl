@@ -42,14 +42,10 @@ layout(binding = QX_QUANTS_BINDING) writeonly buffer XQuantBytes { int8_t xq_byt
 // blocks past the end of the data (whole blocks: the includer's widths are multiples of 32).
 // The includer's workgroup size is a multiple of 32 and of the subgroup size.
 void quantize_blocks_cooperative(float v, bool valid, uint c, uint i, uint cols) {
-  const float amax = qb_block_max(abs(v), QX_BLOCK);
-  const float d = block_scale(amax);
-  const float inv_d = amax > 0.0 ? 1.0 / d : 0.0;
-  const int q = amax > 0.0 ? nearest_quant(v, d, inv_d) : 0;
-  if (valid) xq_bytes[c * cols + i] = int8_t(q);
-  const int sum = qb_block_sum(q, QX_BLOCK);
+  const BlockQuant b = quantize_in_block(v, QX_BLOCK);
+  if (valid) xq_bytes[c * cols + i] = int8_t(b.q);
   if (valid && i % QX_BLOCK == 0u) {
-    xs[c * (cols / QX_BLOCK) + i / QX_BLOCK] = vec2(d, d * float(sum));  // d * sum: exact (23 bits)
+    xs[c * (cols / QX_BLOCK) + i / QX_BLOCK] = vec2(b.d, b.d * float(b.sum));  // d * sum: exact (23 bits)
   }
 }
 #else

@@ -46,4 +46,24 @@ shared float qb_slots[gl_WorkGroupSize.x];
 PB_LANE_GROUP_REDUCE(qb_block_max, float, max, QB_SLOTS)
 PB_LANE_GROUP_REDUCE(qb_block_sum, int, lane_group_add, QB_SLOTS)
 
+// A block held one value per invocation, by `width` invocations in a row of
+// subgroup_major_index(): its scale d, this invocation's quant of v, and the block's quant sum
+// (what the writers store as (d, d * sum)). Every invocation of the workgroup calls it: the
+// block reductions may have barriers.
+struct BlockQuant {
+  int q;
+  float d;
+  int sum;
+};
+
+BlockQuant quantize_in_block(float v, uint width) {
+  const float amax = qb_block_max(abs(v), width);
+  BlockQuant b;
+  b.d = block_scale(amax);
+  const float inv_d = amax > 0.0 ? 1.0 / b.d : 0.0;
+  b.q = amax > 0.0 ? nearest_quant(v, b.d, inv_d) : 0;
+  b.sum = qb_block_sum(b.q, width);
+  return b;
+}
+
 #endif  // PB_QUANTIZE_BLOCK_MATH_GLSL
