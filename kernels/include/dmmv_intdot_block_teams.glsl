@@ -5,8 +5,8 @@
 // The workgroup is teams of TEAM = 32 invocations (one NVIDIA subgroup; several of lavapipe's),
 // numbered by subgroup_major_index() / TEAM. A team computes its ROWS rows as a one-team
 // workgroup of 32 invocations would (reduce_team), then each team puts its values of the block
-// into block_values[] (32 floats of shared memory) and the workgroup quantizes them together
-// (quantize_owned_block) into bindings 5 and 6, as quantize_x would (quantize_block_math.glsl).
+// into shared memory and the workgroup quantizes them together (quantize_owned_block) into
+// bindings 5 and 6, as quantize_x would (quantize_block_math.glsl).
 // Included after dmmv_intdot_body.glsl's declarations, as the includer's main() needs them.
 #ifndef PB_DMMV_INTDOT_BLOCK_TEAMS_GLSL
 #define PB_DMMV_INTDOT_BLOCK_TEAMS_GLSL
@@ -25,7 +25,9 @@ const uint TEAM = 32;  // invocations of a team: one block's worth, so quantizin
 #define QB_SCRATCH partial
 #include "quantize_block_math.glsl"
 
-shared float block_values[TEAM];  // the workgroup's block, in order
+// A float's sum over the block's 32 holders (or over each team), in every lane; every
+// invocation calls it (lane_group_reduce.glsl).
+PB_LANE_GROUP_REDUCE(block_float_sum, float, lane_group_add, QB_SLOTS)
 
 // The team's sums of acc in every lane of the team. Every invocation calls it: where subgroups
 // are narrower than a team, the subgroups' shares meet in partial[] behind publish_partials'
@@ -60,7 +62,7 @@ void accumulate_team_rows(uint first_row, uint half_rows, uint lane) {
 
 // Invocations 0..31 (subgroup-major: `holds`) quantize v, element `element` of the block that
 // starts at element `block_first`; the rest quantize zeros they never write, so the block
-// reductions' barriers stay uniform. Every invocation calls it, after block_values is complete.
+// reductions' barriers stay uniform. Every invocation calls it, after the block is in place.
 void quantize_owned_block(float v, bool holds, uint element, uint block_first) {
   const BlockQuant b = quantize_in_block(v, TEAM);
   if (holds) out_quants[element] = int8_t(b.q);

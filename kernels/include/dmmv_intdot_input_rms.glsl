@@ -12,16 +12,25 @@
 layout(constant_id = 6) const float RMS_EPS = 0.0;
 layout(binding = 4) readonly buffer InputSquares { float input_squares[]; };  // per block of 32 inputs
 
+// Lane `lane` of `lanes`' share of the sum of the input's block squares: blocks lane,
+// lane + lanes, ..., in that order.
+float input_squares_share(uint lane, uint lanes) {
+  const uint blocks = pc.cols / 32u;
+  float squares = 0.0;
+  for (uint b = lane; b < blocks; b += lanes) squares += input_squares[b];
+  return squares;
+}
+
+// 1 / rms from the sum of the input's squares.
+float inv_rms_of(float squares) { return inversesqrt(squares / float(pc.cols) + RMS_EPS); }
+
 // 1 / rms of the input. Each subgroup adds the blocks' squares in the same order (lane l takes
 // blocks l, l + S, ..., then a subgroup sum), so every workgroup of the dispatch applies the
 // same scale, without shared memory or a barrier. Called before the projection's loop: on an
 // H200 that was faster (llama3-8b decode 446 tok/s) than loading the squares there and adding
 // them after the loop (436-440), or loading and adding them after it (442).
 float input_inv_rms() {
-  const uint blocks = pc.cols / 32u;
-  float squares = 0.0;
-  for (uint b = gl_SubgroupInvocationID; b < blocks; b += gl_SubgroupSize) squares += input_squares[b];
-  return inversesqrt(subgroupAdd(squares) / float(pc.cols) + RMS_EPS);
+  return inv_rms_of(subgroupAdd(input_squares_share(gl_SubgroupInvocationID, gl_SubgroupSize)));
 }
 
 #endif  // PB_DMMV_INTDOT_INPUT_RMS_GLSL

@@ -20,7 +20,7 @@ layout(binding = 4) readonly buffer NormWeight { float norm_weight[]; };
 layout(binding = 7) writeonly buffer BlockSquares { float block_squares[]; };
 
 #include "dmmv_intdot_block_teams.glsl"
-PB_LANE_GROUP_REDUCE(block_float_sum, float, lane_group_add, QB_SLOTS)
+shared float block_values[TEAM];  // the workgroup's block of y, in order
 
 void main() {
   const uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
