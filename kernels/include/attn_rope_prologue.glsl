@@ -41,6 +41,7 @@ const uint RP_ITEMS = (RP_UNITS + THREADS - 1) / THREADS;  // pair units per inv
 const uint RP_GROUP = THREADS < D2 ? THREADS : D2;
 const uint RP_ROW_ITEMS = D2 / RP_GROUP;
 const uint RP_SUMS = RP_ITEMS / RP_ROW_ITEMS;  // rows whose sum of squares an invocation takes part in
+const uint OWN_ITEMS = (D8 + THREADS - 1) / THREADS;  // words of the own K/V row per invocation
 
 #include "lane_group_reduce.glsl"
 // Where a row spans subgroups, the subgroups' shares of its sum of squares: RP_SUMS *
@@ -95,6 +96,18 @@ void rope_prologue(uint head0, uint kv, bool own_key, bool writes_row, float qsc
       weight[n] = row < rows ? vec2(rp_norm_weight(row, d.x), rp_norm_weight(row, d.y)) : vec2(1.0);
     }
   }
+  // The token's V row too (its words i = t, t + THREADS, ... as own_k_s holds them), so that the
+  // own-key step at the end waits on no memory.
+  vec4 v_words[2 * OWN_ITEMS];
+  if (own_key) {
+    for (uint n = 0; n < OWN_ITEMS; ++n) {
+      const uint i = t + n * THREADS;
+      if (i >= D8) break;
+      const uint at = pc.v_offset + kv * HEAD_DIM + 8 * i;
+      v_words[2 * n] = vec4(v_new[at], v_new[at + 1], v_new[at + 2], v_new[at + 3]);
+      v_words[2 * n + 1] = vec4(v_new[at + 4], v_new[at + 5], v_new[at + 6], v_new[at + 7]);
+    }
+  }
   // The angles while the loads above are in flight.
   const vec2 ratio = vec2(pc.freq_ratio_hi, pc.freq_ratio_lo);
   for (uint u = t; u < rotated; u += THREADS) rp_cos_sin[u] = rope_cos_sin(ratio, u, float(pc.pos));
@@ -131,14 +144,16 @@ void rope_prologue(uint head0, uint kv, bool own_key, bool writes_row, float qsc
   barrier();  // rp_k is complete
 
   if (own_key) {
-    for (uint i = t; i < D8; i += THREADS) {
-      uvec4 kw, vw;
+    for (uint n = 0; n < OWN_ITEMS; ++n) {
+      const uint i = t + n * THREADS;
+      if (i >= D8) break;
+      uvec4 kw;
       for (uint j = 0; j < 4; ++j) {
         const uint d = 8 * i + 2 * j;
-        const uint at = pc.v_offset + kv * HEAD_DIM + d;
         kw[j] = packHalf2x16(vec2(rp_k[d], rp_k[d + 1]));
-        vw[j] = packHalf2x16(vec2(v_new[at], v_new[at + 1]));
       }
+      const uvec4 vw = uvec4(packHalf2x16(v_words[2 * n].xy), packHalf2x16(v_words[2 * n].zw),
+                             packHalf2x16(v_words[2 * n + 1].xy), packHalf2x16(v_words[2 * n + 1].zw));
       own_k_s[i] = kw;
       own_v_s[i] = vw;
       if (writes_row) {  // the words this dispatch attends to are the words later tokens read
