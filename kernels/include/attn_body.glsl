@@ -52,7 +52,16 @@ const uint SROWS = (ROWS + ROW_GROUPS - 1) / ROW_GROUPS;
 const uint ROW_THREADS = THREADS / ROWS < 8 ? THREADS / ROWS : 8;
 const uint ROW_KEYS = (BC + ROW_THREADS - 1) / ROW_THREADS;  // keys per softmax thread
 const uint STAGE_ITEMS = (BC * D8 + THREADS - 1) / THREADS;  // uvec4 of K (and V) per thread
-const uint PV_ITEMS = (ROWS * D4 + THREADS - 1) / THREADS;  // vec4 accumulators per thread
+// P V step: each output item (row r, dims 4c..4c+3) is KEY_GROUPS items of as many threads,
+// where the workgroup has threads to spare (decode's one head: 32 items for 128 threads), each
+// adding every KEY_GROUPS-th key of a tile; their sums meet once, at the end of attend. With one
+// thread per item, a tile of 64 keys was 64 steps in a row on the attention's critical path.
+// The partial sums meet in v_s, which holds 2 * ROWS * (KEY_GROUPS - 1) * D4 uvec2 only when
+// that is at most BC * D4.
+const uint KG_SPARE = THREADS / (ROWS * D4);
+const uint KG_WANTED = KG_SPARE >= 8 ? 8 : KG_SPARE >= 4 ? 4 : KG_SPARE >= 2 ? 2 : 1;
+const uint KEY_GROUPS = 2 * ROWS * (KG_WANTED - 1) <= BC ? KG_WANTED : 1;
+const uint PV_ITEMS = (ROWS * D4 * KEY_GROUPS + THREADS - 1) / THREADS;  // vec4 accumulators per thread
 
 // Below any real score; a finite sentinel, so no infinity ever reaches exp2 or a subtraction.
 const float NO_SCORE = -1.0e30;
@@ -212,12 +221,15 @@ void tile_probabilities(uint cur) {
 }
 
 // acc = acc * exp2(m_old - m_new) + P V over the tile (keys past the range have p = 0 and
-// zero V, so the loop keeps its constant trip count).
+// zero V, so the loop keeps its constant trip count); an item of key group g takes keys g,
+// g + KEY_GROUPS, ... of the tile.
 void tile_accumulate(uint cur) {
   for (uint n = 0; n < PV_ITEMS; ++n) {
     const uint i = ATTN_THREAD + n * THREADS;
-    if (i < ROWS * D4) {
-      const uint r = i / D4, c = i % D4;
+    if (i < ROWS * D4 * KEY_GROUPS) {
+      const uint item = KEY_GROUPS == 1 ? i : i % (ROWS * D4);
+      const uint group = KEY_GROUPS == 1 ? 0u : i / (ROWS * D4);
+      const uint r = item / D4, c = item % D4;
       const float m_old = m_s[cur * ROWS + r];
       const float m_new = m_s[(1 - cur) * ROWS + r];
       const float alpha = m_old == NO_SCORE ? 0.0 : exp2(m_old - m_new);
@@ -225,7 +237,8 @@ void tile_accumulate(uint cur) {
       for (uint h = 0; h < ROW_THREADS; ++h) sum += row_sum_s[r * ROW_THREADS + h];
       l_acc[n] = l_acc[n] * alpha + sum;
       vec4 a = acc[n] * alpha;
-      for (uint j = 0; j < BC; ++j) {
+      for (uint k = 0; k < BC / KEY_GROUPS; ++k) {  // a constant trip count, as with one group
+        const uint j = k * KEY_GROUPS + group;
         const uvec2 w = v_s[j * D4 + c];
         a += s_s[(r * BC + j) * PARTS] * vec4(unpackHalf2x16(w.x), unpackHalf2x16(w.y));
       }
@@ -234,11 +247,36 @@ void tile_accumulate(uint cur) {
   }
 }
 
+// Adds the key groups' partial sums into the items of group 0 (i < ROWS * D4), in group order,
+// through v_s. Every invocation calls it (it has barriers).
+void combine_key_groups() {
+  if (KEY_GROUPS == 1) return;
+  barrier();  // the last tile's P V is done with v_s
+  for (uint n = 0; n < PV_ITEMS; ++n) {
+    const uint i = ATTN_THREAD + n * THREADS;
+    if (i >= ROWS * D4 && i < ROWS * D4 * KEY_GROUPS) {
+      const uint slot = 2 * (i - ROWS * D4);
+      v_s[slot] = floatBitsToUint(acc[n].xy);
+      v_s[slot + 1] = floatBitsToUint(acc[n].zw);
+    }
+  }
+  barrier();
+  for (uint n = 0; n < PV_ITEMS; ++n) {
+    const uint i = ATTN_THREAD + n * THREADS;
+    if (i < ROWS * D4) {
+      for (uint g = 1; g < KEY_GROUPS; ++g) {
+        const uint slot = 2 * ((g - 1) * ROWS * D4 + i);
+        acc[n] += vec4(uintBitsToFloat(v_s[slot]), uintBitsToFloat(v_s[slot + 1]));
+      }
+    }
+  }
+}
+
 // Attends every row to keys [k_begin, k_end) of the kv head whose cache rows start at uvec4
 // index kv_base, the first tile already fetched (fetch_tile(kv_base, k_begin, k_end)), so a
 // caller can overlap its load with work of its own. q_s must be filled (the first barrier
-// below publishes it). Returns the m_s half holding the final row max; acc / l_acc hold the
-// unnormalized output and sum.
+// below publishes it). Returns the m_s half holding the final row max; acc / l_acc of the items
+// i < ROWS * D4 hold the unnormalized output and sum.
 uint attend_fetched(uint kv_base, uint k_begin, uint k_end, uint window) {
   for (uint n = 0; n < PV_ITEMS; ++n) {
     acc[n] = vec4(0.0);
@@ -260,6 +298,7 @@ uint attend_fetched(uint kv_base, uint k_begin, uint k_end, uint window) {
     tile_accumulate(cur);
     cur = 1 - cur;
   }
+  combine_key_groups();
   return cur;
 }
 
