@@ -182,6 +182,32 @@ def intdot_figures(r):
                          "(speed-up of the integer path)", lambda x: True)
 
 
+# The fused kernels of decode's norm and GLU placements against the plain integer-dot DMMV on the
+# same weights (dmmv_intdot_bench.cpp): (kind, role, what it adds).
+FUSED_FIGURES = (
+    ("norm", "attn", "writing the next RMSNorm's int8 input (norm_placement producer)"),
+    ("norm", "ffn_down", "writing the next RMSNorm's int8 input (norm_placement producer)"),
+    ("rms", "attn", "dividing by a deferred norm's RMS (its reader)"),
+    ("glu", "ffn_gate_up", "applying the GLU to a deferred norm's gate and up, act's int8 form written "
+                           "(glu_placement producer)"),
+)
+
+
+def fused_figures(r):
+    """What each fused kernel's epilogue or prologue costs its projection (Q4_K, one column)."""
+    if not any(re.match(r"dmmv_intdot/q4_k/(norm|rms|glu)/", n) for n in list(r.runs) + list(r.errors)):
+        return  # no integer-dot path: intdot_figures says so
+    for kind, role, what in FUSED_FIGURES:
+        fused = r.benchmark(rf"dmmv_intdot/q4_k/{kind}/{role}:[0-9x]+/num_cols:1")
+        plain = r.benchmark(rf"dmmv_intdot/q4_k/dmmv/{role}:[0-9x]+/num_cols:1")
+        figure = f"DMMV q4_k int8 inputs {role}, NUM_COLS=1: time {what} / the plain projection"
+        if fused:
+            shape = re.search(r":([0-9]+x[0-9]+)/", fused[0]["name"]).group(1)
+            figure = figure.replace(f"{role},", f"{role} {shape},", 1)
+        ratio_figure(r, figure, fused, plain, "(what the fusion costs the projection; the dispatch it "
+                     "removes is in the decode cost table)", lambda x: True)
+
+
 def ratio_figure(r, figure, numerator, denominator, target, ok):
     if not numerator or not denominator:
         r.missing(figure, "kernels", "no result")
@@ -447,7 +473,7 @@ runs one benchmark per kernel x format x variant x shape, named so that `--bench
 | family | names |
 |---|---|
 | DMMV | `dmmv/{f16,q8_0,q4_k,q6_k}/{spec,shared:32,shared:64}/{attn,ffn_down,ffn_up,lm_head}:RxC/num_cols:{1,2,4,...,64}` (shared:32 up to 32), `dmmv_tuning/FMT/ROLE:RxC/num_cols:N/threads:T/rows:R/unroll:U/columns:{unrolled,rolled}` the spec kernel under each candidate shape and column loop |
-| DMMV, int8 inputs | `dmmv_intdot/{q8_0,q4_k,q6_k}/{dmmv,quantize_dmmv}/ROLE:RxC/num_cols:{1,2,4,8,16}` (`quantize_dmmv` includes the input's quantize_x), `dmmv_intdot/FMT/dmmv/ffn_gate_up:28672x4096/num_cols:1` (gate and up stacked, one dispatch), `dmmv_intdot_tuning/FMT/ROLE:RxC/num_cols:{1,2,4,8,16}/threads:T/rows:R/unroll:U` and the same with `/chunk:C` (Q4_K: 16-weight chunks, sub-blocks of 32 and 64-weight chunks; Q8_0: whole blocks of 32; without it, the default for the width) (where the device and build have integer dot products); `dmmv` is the engine's choice, `dot` the integer-dot kernel and `matrix` the cooperative-matrix one (`dmmv_coopmat_q8_0`, `dmmv_coopmat_q4_k`) at every width, `dmmv_coopmat_tuning/FMT/ROLE:RxC/num_cols:N/subgroups:S/rows:R/step:K` its shapes (where the device has 16x16x16 f16 cooperative matrices) |
+| DMMV, int8 inputs | `dmmv_intdot/{q8_0,q4_k,q6_k}/{dmmv,quantize_dmmv}/ROLE:RxC/num_cols:{1,2,4,8,16}` (`quantize_dmmv` includes the input's quantize_x), `dmmv_intdot/FMT/dmmv/ffn_gate_up:28672x4096/num_cols:1` (gate and up stacked, one dispatch), the fused kernels of decode's placements at one column: `dmmv_intdot/FMT/norm/{attn,ffn_down}:RxC` (the residual projection that writes the next norm's int8 input), `dmmv_intdot/FMT/rms/ROLE:RxC` (a projection of that input, dividing by its RMS) and `dmmv_intdot/FMT/glu/ffn_gate_up:28672x4096` (gate and up of such an input, applying the GLU), `dmmv_intdot_tuning/FMT/ROLE:RxC/num_cols:{1,2,4,8,16}/threads:T/rows:R/unroll:U` and the same with `/chunk:C` (Q4_K: 16-weight chunks, sub-blocks of 32 and 64-weight chunks; Q8_0: whole blocks of 32; without it, the default for the width) (where the device and build have integer dot products); `dmmv` is the engine's choice, `dot` the integer-dot kernel and `matrix` the cooperative-matrix one (`dmmv_coopmat_q8_0`, `dmmv_coopmat_q4_k`) at every width, `dmmv_coopmat_tuning/FMT/ROLE:RxC/num_cols:N/subgroups:S/rows:R/step:K` its shapes (where the device has 16x16x16 f16 cooperative matrices) |
 | matmul | `matmul/{f16,q8_0,q4_k,q6_k}/{scalar,coopmat}/ROLE:RxC/tokens:{128,512}` (coopmat where the device and build have it), `matmul_coopmat_tuning/FMT/ROLE:RxC/tokens:N/bm:M/bn:N/bk:K/wm:A/wn:B/stages:S` the cooperative-matrix kernel under each candidate tiling that fits the device |
 | attention | `attn_decode/h32kv8d128/ctx:{64,512,4096,32768}`, `attn_decode_rope/h32kv8d128/ctx:{64,512,4096,32768}` (the same with the token's own q/k norm, RoPE and KV write in the dispatch, as decode runs it), `attn_decode_rope_tuning/h32kv8d128/ctx:C/heads:H/threads:T/keys:K/split:S` (that kernel under each candidate tile that fits: q heads per workgroup, threads, keys per tile, and the smallest split, which short contexts keep here), `attn_prefill/h32kv8d128/tokens:512` |
 | element-wise | `rmsnorm/n:4096/cols:{1,512}`, `qk_norm_rope/h32kv8d128/cols:{1,512}`, `qk_norm_rope_kv/h32kv8d128/cols:{1,512}` (with the KV write), `glu/n:14336/cols:{1,512}`, `rmsnorm_quantize/n:4096/cols:{1,512}` and `glu_quantize/n:14336/cols:{1,512}` (also writing the int8 form; where the build has them), `argmax/vocab:151936/cols:1`, `argmax_slices/vocab:151936/cols:1` |
@@ -506,6 +532,7 @@ def main():
     details = []
     dmmv_figures(r)
     intdot_figures(r)
+    fused_figures(r)
     decode_figures(r, decode_runs, details)
     for ident in r.commands:
         if ident.startswith("prefill-"):

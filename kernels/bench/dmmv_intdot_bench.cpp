@@ -17,6 +17,14 @@
 //       /chunk:32, the kernel of whole blocks (dmmv_intdot_q8_032)
 //   dmmv_intdot/<fmt>/dmmv/ffn_gate_up:<2R>xC/num_cols:1  gate and up stacked (R x C each, the
 //       ffn_up shape), as decode projects them in one dispatch
+// and the fused kernels of decode's placements (one column, the engine's shapes), each against
+// dmmv_intdot/<fmt>/dmmv/ on the same weights for what its epilogue or prologue costs:
+//   dmmv_intdot/<fmt>/norm/<attn|ffn_down>/num_cols:1  the residual projection that also writes
+//       the next RMSNorm's int8 input and block squares (norm_placement: producer)
+//   dmmv_intdot/<fmt>/rms/<shape>/num_cols:1           a projection of such a deferred norm,
+//       dividing by its RMS
+//   dmmv_intdot/<fmt>/glu/ffn_gate_up:<2R>xC/num_cols:1  the stacked gate and up projection of a
+//       deferred norm that applies the GLU and writes act's int8 form (glu_placement: producer)
 // Compare with dmmv/<fmt>/spec/<shape>/num_cols:N (dmmv_bench.cpp), which reads the same weights.
 #include "engine/ops/dmmv_intdot_op.h"
 #include "kernels/bench/benchmarks.h"
@@ -53,6 +61,55 @@ BenchCase intdot_case(BenchEnv& env, WeightFormat format, const ProjectionShape&
   // element and 8 bytes per 32), y written. With quantize_x in front, the float activations
   // replace the quantized ones (their round trip through memory is the pair's own business).
   if (!with_quantize) c.cost.bytes += (1.25 - 4.0) * double(shape.cols) * ncols;
+  return c;
+}
+
+// The kinds of fused kernel (the forms of decode's norm and GLU placements).
+enum class Fused { Norm, Rms, Glu };
+
+// One column of `shape` through the fused kernel `kind`, its input a deferred norm's for Rms and
+// Glu. The outputs beyond y are the engine's: the norm's or act's int8 form (and the norm's block
+// squares) in storage of their own, over and over; the arrival-free kernels need nothing zeroed.
+BenchCase fused_case(BenchEnv& env, WeightFormat format, const ProjectionShape& shape, Fused kind) {
+  BenchCase c;
+  const BindingLimits limits = BindingLimits::of(env.info());
+  const bool deferred = kind != Fused::Norm;
+  const uint64_t in_bytes = deferred ? deferred_norm_bytes(shape.cols, limits) : quantized_x_bytes(shape.cols, 1, limits);
+  // Synthetic, never-zero bytes as the input: its quants, scales and (deferred) block squares.
+  const Buffer& in = keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, in_bytes / 4, 3,
+                                              "fused dmmv input"));
+  const QuantizedX x = deferred ? deferred_norm_in(TensorView::whole(in), shape.cols, 1e-5f, limits)
+                                : quantized_x_in(TensorView::whole(in), shape.cols, 1, limits);
+  const uint32_t out_values = kind == Fused::Glu ? shape.rows / 2 : shape.rows;
+  const Buffer& out = keep(c, Buffer(env.device(), deferred_norm_bytes(out_values, limits), MemoryUse::Device,
+                                     "fused dmmv output"));
+  const Buffer& norm_weight = keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32,
+                                                       out_values, 5, "fused dmmv norm weight"));
+  add_projection_rounds(c, env, format, shape, 1, 1, "fused dmmv", [&](const ProjectionProblem& plain) {
+    ProjectionProblem p = plain;
+    switch (kind) {
+      case Fused::Norm:
+        p.accumulate = true;
+        return std::vector<Op>{dmmv_intdot_norm_op(
+            p, x, limits,
+            NormEpilogue{TensorView::whole(norm_weight),
+                         deferred_norm_in(TensorView::whole(out), out_values, 1e-5f, limits)})};
+      case Fused::Rms:
+        return dmmv_intdot_ops(p, x, limits);
+      case Fused::Glu:
+        return std::vector<Op>{dmmv_intdot_glu_op(
+            p, x, limits, GluEpilogue{GluActivation::Silu, quantized_x_in(TensorView::whole(out), out_values, 1, limits)})};
+    }
+    return std::vector<Op>{};
+  });
+  // Compulsory traffic: the weights and the int8 input (1.25 bytes an element), and then what
+  // each form reads and writes besides y: the norm's y read too (a residual), its weight, its
+  // int8 output and block squares; the input's block squares (Rms, Glu); for the GLU act's int8
+  // form where y would be (no floats written).
+  c.cost.bytes += (1.25 - 4.0) * double(shape.cols);
+  if (deferred) c.cost.bytes += double(shape.cols) / 32 * 4;
+  if (kind == Fused::Norm) c.cost.bytes += double(shape.rows) * (4 + 4 + 1.25 + 4.0 / 32);
+  if (kind == Fused::Glu) c.cost.bytes += double(out_values) * 1.25 - double(shape.rows) * 4;
   return c;
 }
 
@@ -115,10 +172,18 @@ void register_dmmv_intdot_benchmarks(GpuBenchmarks& benchmarks) {
           }
         }
       }
+      benchmarks.add("dmmv_intdot/" + fmt + "/rms/" + shape.name() + "/num_cols:1",
+                     [=](BenchEnv& e) { return fused_case(e, format, shape, Fused::Rms); });
+      if (shape.role == "attn" || shape.role == "ffn_down") {  // the residual projections
+        benchmarks.add("dmmv_intdot/" + fmt + "/norm/" + shape.name() + "/num_cols:1",
+                       [=](BenchEnv& e) { return fused_case(e, format, shape, Fused::Norm); });
+      }
       if (shape.role == "ffn_up") {
         const ProjectionShape stack{"ffn_gate_up", 2 * shape.rows, shape.cols};
         benchmarks.add("dmmv_intdot/" + fmt + "/dmmv/" + stack.name() + "/num_cols:1",
                        [=](BenchEnv& e) { return intdot_case(e, format, stack, 1, false); });
+        benchmarks.add("dmmv_intdot/" + fmt + "/glu/" + stack.name() + "/num_cols:1",
+                       [=](BenchEnv& e) { return fused_case(e, format, stack, Fused::Glu); });
       }
     }
   }

@@ -2,7 +2,7 @@
 unprofiled twin, one row per phase whose dispatches and GPU time add up to the run's own totals,
 the cost of the timestamps stated, and a missing profile reported rather than fatal. And its read
 floor: from a real phasebench-kernels run, the fastest grid of the sweep, and each DMMV's time
-against it."""
+against it; and each fused kernel of decode's placements against the plain projection."""
 import json
 import re
 import subprocess
@@ -126,3 +126,28 @@ def test_the_read_floor_is_the_fastest_grid_and_each_dmmv_is_set_against_it(kern
         role_shape = name.split("/")[3].replace(":", " ")  # "ffn_up 512x256"
         row = figure_row(text, f"DMMV q4_k int8 inputs {role_shape}, NUM_COLS=1: time / the read floor")
         assert row[4] == f"{time / floors[fastest]:.3f}×"
+
+
+def test_each_fused_kernel_is_set_against_the_plain_projection_on_its_weights(kernels_binary, tmp_path):
+    wanted = r"dmmv_intdot/q4_k/(norm|rms|glu|dmmv)/(attn|ffn_down|ffn_gate_up):[0-9x]+/num_cols:1"
+    cmd = [str(kernels_binary), f"--benchmark_filter=^{wanted}/", "--benchmark_repetitions=3",
+           "--benchmark_min_time=0.01", f"--benchmark_out={tmp_path / 'kernels.json'}", "--benchmark_out_format=json"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}"
+    text = write_report(tmp_path, [])
+
+    medians = {}  # (kind, role) -> median µs
+    for b in json.loads((tmp_path / "kernels.json").read_text())["benchmarks"]:
+        if b.get("aggregate_name") == "median":
+            _, _, kind, shape, _ = b["run_name"].split("/", 4)
+            medians[(kind, shape.split(":")[0])] = b["real_time"]
+    pairs = [("norm", "attn"), ("norm", "ffn_down"), ("rms", "attn"), ("glu", "ffn_gate_up")]
+    assert all(p in medians for p in pairs), sorted(medians)
+    for kind, role in pairs:
+        rows = [line for line in text.splitlines()
+                if line.startswith(f"| DMMV q4_k int8 inputs {role} ") and "/ the plain projection" in line]
+        what = {"norm": "next RMSNorm", "rms": "deferred norm's RMS (its reader)", "glu": "applying the GLU"}[kind]
+        row = [r for r in rows if what in r]
+        assert len(row) == 1, rows
+        cells = [c.strip() for c in row[0].strip("|").split("|")]
+        assert cells[4] == f"{medians[(kind, role)] / medians[('dmmv', role)]:.3f}×"
