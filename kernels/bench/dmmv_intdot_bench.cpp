@@ -69,7 +69,7 @@ enum class Fused { Norm, Rms, Glu };
 
 // One column of `shape` through the fused kernel `kind`, its input a deferred norm's for Rms and
 // Glu. The outputs beyond y are the engine's: the norm's or act's int8 form (and the norm's block
-// squares) in storage of their own, over and over; the arrival-free kernels need nothing zeroed.
+// squares) in storage of their own, written over at every invocation.
 BenchCase fused_case(BenchEnv& env, WeightFormat format, const ProjectionShape& shape, Fused kind) {
   BenchCase c;
   const BindingLimits limits = BindingLimits::of(env.info());

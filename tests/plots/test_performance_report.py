@@ -99,19 +99,24 @@ def figure_row(text: str, start: str) -> list:
     return rows[0]
 
 
+def kernels_report(kernels_binary, folder: Path, pattern: str):
+    """The record of a real phasebench-kernels run of the benchmarks matching `pattern` (three
+    repetitions), and their medians: benchmark name -> µs."""
+    cmd = [str(kernels_binary), f"--benchmark_filter=^({pattern})/", "--benchmark_repetitions=3",
+           "--benchmark_min_time=0.01", f"--benchmark_out={folder / 'kernels.json'}", "--benchmark_out_format=json"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}"
+    medians = {}
+    for b in json.loads((folder / "kernels.json").read_text())["benchmarks"]:
+        if b.get("aggregate_name") == "median":
+            medians[b["run_name"].removesuffix("/manual_time")] = b["real_time"]
+    return write_report(folder, []), medians
+
+
 def test_the_read_floor_is_the_fastest_grid_and_each_dmmv_is_set_against_it(kernels_binary, tmp_path):
     grids = r"read_floor/q4_k/ffn_up:[0-9x]+/threads:(32|256)/loads:(1|4)"
     dmmv = r"dmmv_intdot/q4_k/dmmv/(ffn_down|ffn_up):[0-9x]+/num_cols:1"
-    cmd = [str(kernels_binary), f"--benchmark_filter=^({grids}|{dmmv})/", "--benchmark_repetitions=3",
-           "--benchmark_min_time=0.01", f"--benchmark_out={tmp_path / 'kernels.json'}", "--benchmark_out_format=json"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}"
-    text = write_report(tmp_path, [])
-
-    medians = {}  # benchmark -> median µs
-    for b in json.loads((tmp_path / "kernels.json").read_text())["benchmarks"]:
-        if b.get("aggregate_name") == "median":
-            medians[b["run_name"].removesuffix("/manual_time")] = b["real_time"]
+    text, medians = kernels_report(kernels_binary, tmp_path, f"{grids}|{dmmv}")
     floors = {n: t for n, t in medians.items() if n.startswith("read_floor/")}
     assert len(floors) == 4
     fastest = min(floors, key=floors.get)
@@ -130,17 +135,11 @@ def test_the_read_floor_is_the_fastest_grid_and_each_dmmv_is_set_against_it(kern
 
 def test_each_fused_kernel_is_set_against_the_plain_projection_on_its_weights(kernels_binary, tmp_path):
     wanted = r"dmmv_intdot/q4_k/(norm|rms|glu|dmmv)/(attn|ffn_down|ffn_gate_up):[0-9x]+/num_cols:1"
-    cmd = [str(kernels_binary), f"--benchmark_filter=^{wanted}/", "--benchmark_repetitions=3",
-           "--benchmark_min_time=0.01", f"--benchmark_out={tmp_path / 'kernels.json'}", "--benchmark_out_format=json"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}"
-    text = write_report(tmp_path, [])
-
+    text, by_name = kernels_report(kernels_binary, tmp_path, wanted)
     medians = {}  # (kind, role) -> median µs
-    for b in json.loads((tmp_path / "kernels.json").read_text())["benchmarks"]:
-        if b.get("aggregate_name") == "median":
-            _, _, kind, shape, _ = b["run_name"].split("/", 4)
-            medians[(kind, shape.split(":")[0])] = b["real_time"]
+    for name, time in by_name.items():
+        _, _, kind, shape, _ = name.split("/", 4)
+        medians[(kind, shape.split(":")[0])] = time
     pairs = [("norm", "attn"), ("norm", "ffn_down"), ("rms", "attn"), ("glu", "ffn_gate_up")]
     assert all(p in medians for p in pairs), sorted(medians)
     for kind, role in pairs:
