@@ -155,6 +155,17 @@ void require_dmmv_intdot(const DeviceInfo& info) {
   }
 }
 
+namespace {
+
+// Binding 4 and spec constant 6 of a kernel that divides by a deferred norm's RMS
+// (dmmv_intdot_input_rms.glsl): the block squares of its `cols` inputs and the epsilon.
+void bind_deferred_rms(Op& op, const DeferredRms& rms, uint32_t cols) {
+  op.bindings.push_back(rms.block_squares.slice(0, uint64_t(cols / kQuantizedXBlock) * 4).read());
+  op.spec.set(6, std::bit_cast<int32_t>(rms.eps));
+}
+
+}  // namespace
+
 std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x, const BindingLimits& limits,
                                 const DmmvIntdotTuning& requested) {
   require(dmmv_intdot_kernel_name(p.format) != nullptr, std::string("no integer-dot kernel for ") +
@@ -235,10 +246,7 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
       }
       op.bindings = {p.weights.slice(row0 * rb, rows * rb).read(), xq.view.read(), xs.view.read(),
                      p.accumulate ? y.view.read_write() : y.view.write()};
-      if (x.rms) {
-        op.bindings.push_back(x.rms->block_squares.slice(0, uint64_t(p.cols / kQuantizedXBlock) * 4).read());
-        op.spec.set(6, std::bit_cast<int32_t>(x.rms->eps));
-      }
+      if (x.rms) bind_deferred_rms(op, *x.rms, p.cols);
       op.push = PushConstants::of(
           DmmvIntdotPush{rows, p.cols, p.y_stride, row0, y.first_float, xq.first_float / 4, xs.first_float / 2});
       const uint32_t groups = ceil_div(rows, matrix ? m.rows : t.rows);
@@ -308,8 +316,7 @@ Op dmmv_intdot_glu_op(const ProjectionProblem& p, const QuantizedX& x, const Bin
   // A workgroup's teams hold 32 gate rows and the 32 up rows that pair with them.
   Op op = block_owning_op(p, plain, limits, kGluEpilogueTeamRows, 2 * block, "_glu", "the GLU-applying projection");
   if (x.rms) {
-    op.bindings.push_back(x.rms->block_squares.slice(0, uint64_t(p.cols / block) * 4).read());
-    op.spec.set(6, std::bit_cast<int32_t>(x.rms->eps));
+    bind_deferred_rms(op, *x.rms, p.cols);
   } else {
     op.bindings.push_back(op.bindings[2]);  // binding 4 unread (RMS_EPS 0): the input's scales stand in
     op.spec.set(6, std::bit_cast<int32_t>(0.0f));

@@ -18,6 +18,12 @@ uint64_t round_up(uint64_t value, uint64_t step) { return (value + step - 1) / s
 uint64_t quants_bytes(uint32_t cols, uint32_t ncols) { return uint64_t(cols) * ncols; }
 uint64_t scales_bytes(uint32_t cols, uint32_t ncols) { return uint64_t(cols / kQuantizedXBlock) * ncols * 8; }
 
+// Where a deferred norm's block squares start in its storage: after its one column's quants and
+// scales, where a binding may start.
+uint64_t block_squares_offset(uint32_t cols, const BindingLimits& limits) {
+  return round_up(quantized_x_bytes(cols, 1, limits), std::max<uint64_t>(limits.offset_alignment, 16));
+}
+
 }  // namespace
 
 uint64_t quantized_x_bytes(uint32_t cols, uint32_t ncols, const BindingLimits& limits) {
@@ -37,8 +43,7 @@ QuantizedX quantized_x_in(const TensorView& storage, uint32_t cols, uint32_t nco
 }
 
 uint64_t deferred_norm_bytes(uint32_t cols, const BindingLimits& limits) {
-  const uint64_t align = std::max<uint64_t>(limits.offset_alignment, 16);
-  return round_up(quantized_x_bytes(cols, 1, limits), align) + uint64_t(cols / kQuantizedXBlock) * 4;
+  return block_squares_offset(cols, limits) + uint64_t(cols / kQuantizedXBlock) * 4;
 }
 
 QuantizedX deferred_norm_in(const TensorView& storage, uint32_t cols, float eps, const BindingLimits& limits) {
@@ -46,9 +51,7 @@ QuantizedX deferred_norm_in(const TensorView& storage, uint32_t cols, float eps,
           "storage of " + std::to_string(storage.bytes) + " bytes is shorter than the " +
               std::to_string(deferred_norm_bytes(cols, limits)) + " a deferred norm needs");
   QuantizedX q = quantized_x_in(storage, cols, 1, limits);
-  const uint64_t align = std::max<uint64_t>(limits.offset_alignment, 16);
-  q.rms = DeferredRms{storage.slice(round_up(quantized_x_bytes(cols, 1, limits), align), uint64_t(cols / kQuantizedXBlock) * 4),
-                      eps};
+  q.rms = DeferredRms{storage.slice(block_squares_offset(cols, limits), uint64_t(cols / kQuantizedXBlock) * 4), eps};
   return q;
 }
 

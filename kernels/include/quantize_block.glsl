@@ -57,7 +57,7 @@ void quantize_blocks_cooperative(float v, bool valid, uint c, uint i, uint cols)
 // nothing written for its group.
 void quantize_blocks_cooperative4(vec4 v, bool valid, uint c, uint block, uint cols) {
   const uint lane = subgroup_major_index() % 8u;
-  const float amax = qb_block_amax(max(max(abs(v.x), abs(v.y)), max(abs(v.z), abs(v.w))), 8u);
+  const float amax = qb_block_max(max(max(abs(v.x), abs(v.y)), max(abs(v.z), abs(v.w))), 8u);
   const float d = block_scale(amax);
   const float inv_d = amax > 0.0 ? 1.0 / d : 0.0;
   ivec4 q = ivec4(0);
@@ -66,7 +66,7 @@ void quantize_blocks_cooperative4(vec4 v, bool valid, uint c, uint block, uint c
               nearest_quant(v.w, d, inv_d));
   }
   if (valid) xq[c * (cols / 16u) + block * 2u + lane / 4u][lane % 4u] = pack4(q.x, q.y, q.z, q.w);
-  const int sum = qb_block_quant_sum(q.x + q.y + q.z + q.w, 8u);
+  const int sum = qb_block_sum(q.x + q.y + q.z + q.w, 8u);
   if (valid && lane == 0u) xs[c * (cols / QX_BLOCK) + block] = vec2(d, d * float(sum));  // d * sum: exact (23 bits)
 }
 #endif  // QB4_SCRATCH

@@ -41,26 +41,25 @@ shared float qb_slots[gl_WorkGroupSize.x];
 #define QB_SLOTS qb_slots
 #endif
 
-// The max (qb_block_max) or sum (qb_block_sum) of `a` over the `width` invocations that hold
-// one block: those whose subgroup_major_index() share index / width (lane_group_reduce.glsl).
-// A sum's shares pass through the float slots exactly: |a| <= 32 * 127.
-PB_LANE_GROUP_REDUCE(qb_block_max, float, max, QB_SLOTS)
-PB_LANE_GROUP_REDUCE(qb_block_sum, int, lane_group_add, QB_SLOTS)
+// The max (qb_block_max, of values >= 0) or sum (qb_block_sum) of `a` over the `width`
+// invocations that hold one block: those whose subgroup_major_index() share index / width.
+// Where one subgroup holds exactly the block (width == the subgroup size: NVIDIA's 32 lanes
+// against the one-value form's block of 32, lavapipe's 8 against the four-value form's), by the
+// subgroup's own reductions, which NVIDIA runs as one instruction each where butterflies take
+// five shuffles (H200: llama3-8b int8 decode with the norms and GLU in the producers 457.7 ->
+// 463.1 tok/s); any order of a max or an int sum gives the same result, and non-negative floats
+// order as their bits do. Otherwise by lane_group_reduce.glsl, whose float slots carry a sum's
+// shares exactly: |a| <= 32 * 127.
+PB_LANE_GROUP_REDUCE(qb_lanes_max, float, max, QB_SLOTS)
+PB_LANE_GROUP_REDUCE(qb_lanes_sum, int, lane_group_add, QB_SLOTS)
 
-// qb_block_max of non-negative values (as the max of their bits) and qb_block_sum, where one
-// subgroup holds exactly the block (width == the subgroup size: NVIDIA's 32 lanes
-// against the one-value form's block of 32, lavapipe's 8 against the four-value form's): by the
-// subgroup's own reductions, which NVIDIA runs as one instruction each where the butterflies
-// take five shuffles (H200: llama3-8b int8 decode with the norms and GLU in the producers 457.7
-// -> 463.1 tok/s). Any order of a max or an int sum gives the same result, so the bits do not
-// change.
-float qb_block_amax(float a, uint width) {
+float qb_block_max(float a, uint width) {
   if (width == gl_SubgroupSize) return uintBitsToFloat(subgroupMax(floatBitsToUint(a)));
-  return qb_block_max(a, width);
+  return qb_lanes_max(a, width);
 }
-int qb_block_quant_sum(int a, uint width) {
+int qb_block_sum(int a, uint width) {
   if (width == gl_SubgroupSize) return subgroupAdd(a);
-  return qb_block_sum(a, width);
+  return qb_lanes_sum(a, width);
 }
 
 // A block held one value per invocation, by `width` invocations in a row of
@@ -74,12 +73,12 @@ struct BlockQuant {
 };
 
 BlockQuant quantize_in_block(float v, uint width) {
-  const float amax = qb_block_amax(abs(v), width);
+  const float amax = qb_block_max(abs(v), width);
   BlockQuant b;
   b.d = block_scale(amax);
   const float inv_d = amax > 0.0 ? 1.0 / b.d : 0.0;
   b.q = amax > 0.0 ? nearest_quant(v, b.d, inv_d) : 0;
-  b.sum = qb_block_quant_sum(b.q, width);
+  b.sum = qb_block_sum(b.q, width);
   return b;
 }
 
