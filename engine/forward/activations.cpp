@@ -46,24 +46,27 @@ std::vector<Columns2D> stack_in(const Columns2D& b, std::initializer_list<uint32
   return parts;
 }
 
+// An int8 input's width rounded up to the largest integer-dot block (Q4_K's and Q6_K's 256).
+uint32_t quantized_width(uint32_t width) { return (width + 255) / 256 * 256; }
+
 // The int8 inputs of the widest projection input (the hidden state, the attention output, the
-// FFN activation or the SSM output), rounded up to the largest integer-dot block.
+// FFN activation or the SSM output), rounded up as quantized_width does.
 uint64_t quantized_inputs_bytes(const Widths& w, const ActivationSizes& s) {
   if (!s.quantized_inputs) return 0;
   const uint32_t widest = std::max({w.hidden, w.q, w.ffn, w.value});
-  return quantized_x_bytes((widest + 255) / 256 * 256, s.max_cols, BindingLimits{s.binding_alignment});
+  return quantized_x_bytes(quantized_width(widest), s.max_cols, BindingLimits{s.binding_alignment});
 }
 
 // The gated unit's int8 form: one column of the FFN width, rounded up as above.
 uint64_t quantized_act_bytes(const Widths& w, const ActivationSizes& s) {
   if (!s.quantized_inputs || w.ffn == 0) return 0;
-  return quantized_x_bytes((w.ffn + 255) / 256 * 256, 1, BindingLimits{s.binding_alignment});
+  return quantized_x_bytes(quantized_width(w.ffn), 1, BindingLimits{s.binding_alignment});
 }
 
 // A norm's deferred int8 form: one column of the hidden state, rounded up as above.
 uint64_t deferred_norm_storage_bytes(const Widths& w, const ActivationSizes& s) {
   if (!s.quantized_inputs) return 0;
-  return deferred_norm_bytes((w.hidden + 255) / 256 * 256, BindingLimits{s.binding_alignment});
+  return deferred_norm_bytes(quantized_width(w.hidden), BindingLimits{s.binding_alignment});
 }
 
 }  // namespace
