@@ -25,8 +25,23 @@ vec2 x_scales(uint c, uint block) { return xs[pc.xs_offset + c * (pc.cols >> 5) 
 
 // Sum of the four byte products of two words of packed int8, added to `sum`.
 int dot4(uint a, uint b, int sum) { return sum + dotPacked4x8EXT(int(a), int(b)); }
-int dot16(uvec4 a, uvec4 b) { return dot4(a.w, b.w, dot4(a.z, b.z, dot4(a.y, b.y, dot4(a.x, b.x, 0)))); }
+int dot16(uvec4 a, uvec4 b, int sum) { return dot4(a.w, b.w, dot4(a.z, b.z, dot4(a.y, b.y, dot4(a.x, b.x, sum)))); }
+int dot16(uvec4 a, uvec4 b) { return dot16(a, b, 0); }
 // The same with b's bytes read as unsigned (0..255): Q4_K's high nibbles dot in place, masked
 // but not shifted down, for 16 times their sum (dmmv_intdot_q4_k.glsl).
 int dot4u(uint a, uint b, int sum) { return sum + dotPacked4x8EXT(int(a), b); }
-int dot16u(uvec4 a, uvec4 b) { return dot4u(a.w, b.w, dot4u(a.z, b.z, dot4u(a.y, b.y, dot4u(a.x, b.x, 0)))); }
+int dot16u(uvec4 a, uvec4 b, int sum) { return dot4u(a.w, b.w, dot4u(a.z, b.z, dot4u(a.y, b.y, dot4u(a.x, b.x, sum)))); }
+int dot16u(uvec4 a, uvec4 b) { return dot16u(a, b, 0); }
+
+// A chunk's integer sum as a float without an int -> float conversion (a quarter-rate
+// instruction on NVIDIA): the products accumulate onto DOT_BIAS, the bits of the float
+// 1.5 * 2^23, whose unit in the last place is 1. For |sum| < 2^22 (every chunk here: at most
+// 32 products of 8-bit values, 975360 for Q4_K's in-place high nibbles) the word is then the
+// float 1.5 * 2^23 + sum exactly, and one exact subtraction leaves float(sum): the same float,
+// bit for bit. The Q4_K and Q6_K chunks use it; on an H200 it took llama3-8b's int8 decode with
+// the fused producers from 471 to 476 tok/s, through the driver's other register allocation of
+// the fused kernels rather than through the conversions (no kernel of several columns got
+// faster for it). Q8_0's chunks keep float(): with the bias their 4- and 8-column kernels on
+// ffn_down 4096x14336 took 24.1 -> 25.5 and 28.8 -> 29.5 us (docs/GPU_FIGURES.md).
+const int DOT_BIAS = 0x4B400000;
+float biased_dot_float(int biased) { return intBitsToFloat(biased) - 12582912.0; }

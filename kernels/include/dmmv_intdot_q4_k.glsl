@@ -54,8 +54,8 @@ XChunk load_x(uint c, uint chunk) {
 
 float chunk_dot(WeightChunk w, XChunk x) {
   const uvec4 m = uvec4(0x0f0f0f0fu);
-  const int lo = dot16(w.q0 & m, x.lo0) + dot16(w.q1 & m, x.lo1);
-  const int hi = dot16u(x.hi0, w.q0 & ~m) + dot16u(x.hi1, w.q1 & ~m);  // 16 times the sum
-  return x.slo.x * (w.scales.x * float(lo)) - w.scales.y * x.slo.y +
-         x.shi.x * (w.scales.z * float(hi)) - w.scales.w * x.shi.y;
+  const int lo = dot16(w.q0 & m, x.lo0, DOT_BIAS) + dot16(w.q1 & m, x.lo1);
+  const int hi = dot16u(x.hi0, w.q0 & ~m, DOT_BIAS) + dot16u(x.hi1, w.q1 & ~m);  // 16 times the sum
+  return x.slo.x * (w.scales.x * biased_dot_float(lo)) - w.scales.y * x.slo.y +
+         x.shi.x * (w.scales.z * biased_dot_float(hi)) - w.scales.w * x.shi.y;
 }

@@ -75,5 +75,5 @@ XChunk load_x(uint c, uint chunk) {
 }
 
 float chunk_dot(WeightChunk w, XChunk x) {
-  return x.s.x * (w.scales.x * float(dot16(w.q, x.q))) - w.scales.y * x.s.y;
+  return x.s.x * (w.scales.x * biased_dot_float(dot16(w.q, x.q, DOT_BIAS))) - w.scales.y * x.s.y;
 }

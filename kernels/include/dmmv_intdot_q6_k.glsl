@@ -66,5 +66,6 @@ XChunk load_x(uint c, uint chunk) {
 }
 
 float chunk_dot(WeightChunk w, XChunk x) {
-  return x.dlo * (w.scales.x * float(dot16(w.lo, x.lo))) + x.dhi * (w.scales.y * float(dot16(w.hi, x.hi)));
+  return x.dlo * (w.scales.x * biased_dot_float(dot16(w.lo, x.lo, DOT_BIAS))) +
+         x.dhi * (w.scales.y * biased_dot_float(dot16(w.hi, x.hi, DOT_BIAS)));
 }
