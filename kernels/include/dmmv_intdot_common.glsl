@@ -38,10 +38,12 @@ int dot16u(uvec4 a, uvec4 b) { return dot16u(a, b, 0); }
 // 1.5 * 2^23, whose unit in the last place is 1. For |sum| < 2^22 (every chunk here: at most
 // 32 products of 8-bit values, 975360 for Q4_K's in-place high nibbles) the word is then the
 // float 1.5 * 2^23 + sum exactly, and one exact subtraction leaves float(sum): the same float,
-// bit for bit. The Q4_K and Q6_K chunks use it; on an H200 it took llama3-8b's int8 decode with
-// the fused producers from 471 to 476 tok/s, through the driver's other register allocation of
-// the fused kernels rather than through the conversions (no kernel of several columns got
-// faster for it). Q8_0's chunks keep float(): with the bias their 4- and 8-column kernels on
-// ffn_down 4096x14336 took 24.1 -> 25.5 and 28.8 -> 29.5 us (docs/GPU_FIGURES.md).
+// bit for bit. The Q4_K and Q6_K chunks use it. On an H200 (docs/GPU_FIGURES.md) the 8-column
+// kernels, which convert 8 times as often per weight, did not get faster, so the conversions
+// were not what bound them. The driver's register allocation changed, though, and some kernels
+// got faster: decode's fused one-column kernels (the norm-writing ffn_down 13.83 -> 13.21 us;
+// llama3-8b int8 decode with the fused producers 471 -> 476 tok/s in one session) and Q6_K's
+// attn at 8 columns (20.7 -> 15.1 us). Q8_0's chunks keep float(): with the bias their 4- and
+// 8-column kernels on ffn_down 4096x14336 took 24.1 -> 25.5 and 28.8 -> 29.5 us.
 const int DOT_BIAS = 0x4B400000;
 float biased_dot_float(int biased) { return intBitsToFloat(biased) - 12582912.0; }
