@@ -22,8 +22,6 @@
 #include <random>
 
 #include "engine/ops/dmmv_intdot_op.h"
-#include "engine/quant/blocks.h"
-#include "engine/quant/f16.h"
 #include "engine/quant/quantize.h"
 #include "engine/reference/dmmv_intdot_ref.h"
 #include "engine/reference/dmmv_ref.h"
@@ -33,6 +31,7 @@
 #include "tests/support/gpu_test.h"
 #include "tests/engine/kernels/intdot_fixture.h"
 #include "tests/support/random_matrix.h"
+#include "tests/support/saturated_matrix.h"
 
 namespace pb::test {
 namespace {
@@ -238,43 +237,6 @@ std::vector<IntdotCase> cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, DmmvIntdotTest, ::testing::ValuesIn(cases()));
-
-// Weights whose every quant is the format's largest (Q8_0 127, Q4_K 15, Q6_K 63, that is 31
-// after its offset of 32) with the largest sub-block scales and no mins. Against activations
-// of one sign every chunk's integer sum is then the largest the kernels meet: 32 * 127 * 127 per
-// Q8_0 block, 32 * 15 * 127 per Q4_K sub-block and 16 times that where the high nibbles dot in
-// place. The kernels turn those sums into floats through the bits of 1.5 * 2^23
-// (dmmv_intdot_common.glsl), which is exact only while the sum keeps the float in its binade.
-Matrix saturated_matrix(WeightFormat format, uint32_t rows, uint32_t cols) {
-  std::vector<uint8_t> row(row_bytes(format, cols));
-  const size_t blocks = row.size() / block_bytes(format);
-  for (size_t b = 0; b < blocks; ++b) {
-    uint8_t* at = row.data() + b * block_bytes(format);
-    if (format == WeightFormat::Q8_0) {
-      BlockQ8_0 block{float_to_half_bits(1.0f / 1024), {}};
-      std::fill(std::begin(block.qs), std::end(block.qs), int8_t(127));
-      std::memcpy(at, &block, sizeof block);
-    } else if (format == WeightFormat::Q4_K) {
-      BlockQ4_K block{float_to_half_bits(1.0f / 1024), 0, {}, {}};
-      for (int j = 0; j < 8; ++j) q4_k_set_scale_min(block.scales, j, {63, 0});
-      std::fill(std::begin(block.qs), std::end(block.qs), uint8_t(0xFF));
-      std::memcpy(at, &block, sizeof block);
-    } else {
-      BlockQ6_K block{};
-      std::fill(std::begin(block.ql), std::end(block.ql), uint8_t(0xFF));
-      std::fill(std::begin(block.qh), std::end(block.qh), uint8_t(0xFF));
-      std::fill(std::begin(block.scales), std::end(block.scales), int8_t(127));
-      block.d = float_to_half_bits(1.0f / 1024);
-      std::memcpy(at, &block, sizeof block);
-    }
-  }
-  Matrix m{std::vector<uint8_t>(row.size() * rows), std::vector<float>(size_t(rows) * cols)};
-  for (uint32_t r = 0; r < rows; ++r) {
-    std::copy(row.begin(), row.end(), m.bytes.begin() + r * row.size());
-    dequantize_row(format, row, std::span(m.dequantized).subspan(size_t(r) * cols, cols));
-  }
-  return m;
-}
 
 // Every integer-dot kernel at its largest chunk sums, of both signs, equals the integer
 // reference to float32 rounding: a bias that leaves its binade (a sum the float cannot hold to
