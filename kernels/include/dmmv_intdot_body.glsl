@@ -35,6 +35,7 @@
 //   WeightChunk load_weights(uint row, uint chunk)
 //   XChunk load_x(uint c, uint chunk)             column c's activations matching the chunk
 //   float chunk_dot(WeightChunk w, XChunk x)      their dot product, scales applied
+//   (or, for a kernel that defines DMMV_CHUNK_ADD, float chunk_add(float acc, w, x): acc plus it)
 // and binds the weights at binding 0.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
@@ -59,6 +60,14 @@ layout(binding = 3) buffer Y { float y[]; };  // column c at c * y_stride floats
 #define DMMV_ROW(r) min(first_row + uint(r), pc.rows - 1)
 #endif
 
+// Adds one chunk's product to an accumulator: chunk_dot, or where the kernel defines
+// DMMV_CHUNK_ADD, the format file's chunk_add (only dmmv_intdot_q4_k.glsl has one).
+#ifdef DMMV_CHUNK_ADD
+#define ADD_CHUNK(a, w, x) a = chunk_add(a, w, x)
+#else
+#define ADD_CHUNK(a, w, x) a += chunk_dot(w, x)
+#endif
+
 // Adds chunks first, first + S, ..., first + (N - 1) S of every row (S = step: the threads
 // that share a row's chunks).
 #define ACCUMULATE_CHUNKS(N)                                                          \
@@ -72,7 +81,7 @@ layout(binding = 3) buffer Y { float y[]; };  // column c at c * y_stride floats
     [[unroll]] for (int u = 0; u < (N); ++u) {                                        \
       [[unroll]] for (int c = 0; c < NUM_COLS; ++c) {                                 \
         const XChunk xc = load_x(c, first + u * step);                                \
-        [[unroll]] for (int r = 0; r < ROWS; ++r) acc[r * NUM_COLS + c] += chunk_dot(wc[u * ROWS + r], xc); \
+        [[unroll]] for (int r = 0; r < ROWS; ++r) ADD_CHUNK(acc[r * NUM_COLS + c], wc[u * ROWS + r], xc); \
       }                                                                               \
     }                                                                                 \
   }

@@ -4,6 +4,7 @@
 #extension GL_GOOGLE_include_directive : require
 
 #define DMMV_NORM_EPILOGUE
+#define DMMV_CHUNK_ADD  // the scales as fused multiply-adds (dmmv_intdot_q4_k.glsl)
 #include "dmmv_intdot_common.glsl"
 #include "dmmv_intdot_q4_k.glsl"
 #include "dmmv_intdot_body.glsl"
