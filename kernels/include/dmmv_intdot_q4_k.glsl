@@ -57,7 +57,7 @@ XChunk load_x(uint c, uint chunk) {
 // kernels that define DMMV_CHUNK_ADD (the norm producer and the RMS reader) take this form,
 // because NVIDIA's driver compiles them faster with it: on an H200 the norm producer on ffn_down
 // 4096x14336 took 12.65 against 13.20 us, on attn 4096x4096 6.54 against 6.73, and the RMS
-// reader on attn 6.64 against 6.88, where the plain DMMV took 13.14 against 12.44 and the GLU
+// reader on attn 6.64 against 6.88, where the plain DMMV took 13.14 against 12.41 and the GLU
 // producer 22.40 against 21.33 (docs/GPU_FIGURES.md). The sums differ from chunk_dot's only by
 // float rounding. Its first three lines repeat chunk_dot's rather than call a shared helper:
 // written so, both forms compile to the SPIR-V that those figures and the records measured.
