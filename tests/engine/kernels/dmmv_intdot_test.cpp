@@ -242,19 +242,26 @@ INSTANTIATE_TEST_SUITE_P(Formats, DmmvIntdotTest, ::testing::ValuesIn(cases()));
 // reference to float32 rounding: a bias that leaves its binade (a sum the float cannot hold to
 // the unit) fails here though random weights, whose sums stay small, pass.
 TEST(DmmvIntdotExtremes, LargestChunkSumsAreExact) {
-  if (!build_info().has_intdot_shaders || !device().info().caps.integer_dot_product) {
-    GTEST_SKIP() << "no integer-dot path here (MatchesTheIntegerAndTheFloatReference asserts it is refused)";
-  }
   const uint32_t rows = 6, cols = 512;
   struct Kernel {
     WeightFormat format;
-    uint32_t chunk;  // 0: the format's only or first chunk
+    uint32_t chunk;  // 0: the kernel the format's default tuning names (Q8_0's half blocks, Q6_K's one)
   };
   for (const Kernel k : {Kernel{WeightFormat::Q8_0, 0}, Kernel{WeightFormat::Q8_0, 32}, Kernel{WeightFormat::Q4_K, 16},
                          Kernel{WeightFormat::Q4_K, 32}, Kernel{WeightFormat::Q4_K, 64}, Kernel{WeightFormat::Q6_K, 0}}) {
     for (const float sign : {1.0f, -1.0f}) {
       for (const uint32_t ncols : {1u, 8u}) {
         const IntdotCase p{k.format, rows, cols, ncols, false, {.chunk = k.chunk}};
+        // Without the kernels, or on a device without integer dot products, the path is refused
+        // or never chosen, as in MatchesTheIntegerAndTheFloatReference.
+        if (!build_info().has_intdot_shaders) {
+          expect_refused(p);
+          continue;
+        }
+        if (!device().info().caps.integer_dot_product) {
+          EXPECT_FALSE(dmmv_intdot_supported(device().info(), k.format));
+          continue;
+        }
         const Matrix w = saturated_matrix(k.format, rows, cols);
         const std::vector<float> x(size_t(cols) * ncols, sign), y(size_t(rows) * ncols, 0.0f);
         const GpuResult gpu = run_on_gpu(p, w, x, cols, y, rows);
