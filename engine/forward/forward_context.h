@@ -12,6 +12,7 @@
 #include "engine/model/model_weights.h"
 #include "engine/ops/attention_decode_op.h"
 #include "engine/ops/binding_limits.h"
+#include "engine/ops/embed_op.h"
 #include "engine/ops/glu_op.h"
 #include "engine/ops/projection.h"
 #include "engine/ops/quantize_x_op.h"
@@ -55,6 +56,14 @@ struct ProjectionRecord {
   size_t op_index = 0;  // its op in the list
 };
 
+// A decode step's token embedding (one column), remembered so that the first layer's attention
+// norm can move into it (norm_placement: producer), as later norms move into the residual
+// projection before them.
+struct EmbedRecord {
+  EmbedProblem problem;
+  size_t op_index = 0;  // its op in the list
+};
+
 // Tags every op with the phase, layer and token it belongs to, and remembers what the list it
 // fills has quantized.
 class Emitter {
@@ -74,6 +83,7 @@ class Emitter {
 
   std::optional<QuantizedInput> last_quantized;  // the latest quantize_x of this list
   std::optional<ProjectionRecord> last_projection;  // the latest one-dispatch int8 decode projection
+  std::optional<EmbedRecord> last_embed;  // the latest one-column decode embedding
 
  private:
   std::vector<Op>& out_;
@@ -117,9 +127,10 @@ struct ForwardContext {
   // The int8 form of p's input: quantize_x is emitted unless the list's latest quantization is
   // of exactly this input and no op since has written it.
   const QuantizedX& quantized_input(Emitter& e, const ProjectionProblem& p) const;
-  // With norm_placement producer: moves `norm` into the residual projection that is the list's
-  // last op and makes x (norm.ncols = 1), and remembers the norm's deferred int8 form. False
-  // (nothing emitted) where that does not hold.
+  // With norm_placement producer: moves `norm` into the op that is the list's last and makes x
+  // (norm.ncols = 1), a residual projection or, for the first layer's norm, the decode
+  // embedding, and remembers the norm's deferred int8 form. False (nothing emitted) where that
+  // does not hold.
   bool defer_norm(Emitter& e, const RmsNormProblem& norm, const Chunk& chunk) const;
   // With glu_placement producer: moves `glu` into the stacked gate and up projection that is the
   // list's last op and makes both its inputs (glu.ncols = 1), and remembers its int8 output.

@@ -64,11 +64,11 @@ void OpStream::emit_chunk(Emitter& e, const Chunk& chunk) const {
   const Columns all = chunk.all();
   e.at(Phase::Embed, 0, static_cast<int32_t>(chunk.pos0));
   const DeviceTensor& table = f_.tensor(TensorRole::TokenEmbd);
-  e(embed_op(EmbedProblem{table.spec.format, table.view(), TensorView::whole(f_.act.tokens),
-                          ForwardContext::columns(f_.act.x, all), c.vocab, c.hidden, chunk.pos0, chunk.ncols,
-                          f_.act.x.stride, c.embed_scale},
-             f_.limits),
-    "embed");
+  const EmbedProblem embed{table.spec.format, table.view(), TensorView::whole(f_.act.tokens),
+                           ForwardContext::columns(f_.act.x, all), c.vocab, c.hidden, chunk.pos0, chunk.ncols,
+                           f_.act.x.stride, c.embed_scale};
+  e(embed_op(embed, f_.limits), "embed");
+  if (!chunk.prefill && chunk.ncols == 1) e.last_embed = EmbedRecord{embed, e.ops().size() - 1};
 
   // Dead work (DESIGN.md, skip_dead_work): for prompt tokens other than the last, nothing after
   // the last layer's state updates (KV write, SSM recurrence) is ever read.

@@ -4,6 +4,7 @@
 #include "engine/forward/forward_context.h"
 
 #include "engine/ops/dmmv_intdot_op.h"
+#include "engine/ops/embed_norm_op.h"
 #include "engine/ops/quantizing_producer.h"
 #include "harness/errors.h"
 
@@ -74,20 +75,39 @@ const ProjectionRecord* last_op_projection(const Emitter& e) {
   return r && r->op_index + 1 == e.ops().size() ? &*r : nullptr;
 }
 
+// The decode embedding that is the list's last op, where one was remembered.
+const EmbedRecord* last_op_embed(const Emitter& e) {
+  const std::optional<EmbedRecord>& m = e.last_embed;
+  return m && m->op_index + 1 == e.ops().size() ? &*m : nullptr;
+}
+
 }  // namespace
 
 bool ForwardContext::defer_norm(Emitter& e, const RmsNormProblem& norm, const Chunk& chunk) const {
-  const ProjectionRecord* r = last_op_projection(e);
-  if (options.norm_placement != Placement::Producer || chunk.prefill || norm.ncols != 1 || norm.add_one || !r ||
-      !r->problem.accumulate || r->input.rms || !same_view(r->problem.y, norm.x) || r->problem.rows != norm.n ||
+  if (options.norm_placement != Placement::Producer || chunk.prefill || norm.ncols != 1 || norm.add_one ||
       norm.n % kQuantizedXBlock != 0) {
     return false;
   }
   const QuantizedX out = deferred_norm_in(TensorView::whole(act.deferred_norm), norm.n, norm.eps, limits);
-  e.replace(r->op_index, dmmv_intdot_norm_op(r->problem, r->input, limits, NormEpilogue{norm.weight, out}));
+  const NormEpilogue epilogue{norm.weight, out};
+  size_t producer = 0;
+  if (const ProjectionRecord* r = last_op_projection(e)) {
+    if (!r->problem.accumulate || r->input.rms || !same_view(r->problem.y, norm.x) || r->problem.rows != norm.n) {
+      return false;
+    }
+    producer = r->op_index;
+    e.replace(producer, dmmv_intdot_norm_op(r->problem, r->input, limits, epilogue));
+  } else if (const EmbedRecord* m = last_op_embed(e)) {  // the first layer's norm
+    if (!same_view(m->problem.x, norm.x) || m->problem.hidden != norm.n || !has_embed_norm_kernel()) return false;
+    producer = m->op_index;
+    e.replace(producer, embed_norm_op(m->problem, epilogue, limits));
+  } else {
+    return false;
+  }
   // y itself is never written: the readers take the int8 form, found as y's.
-  e.last_quantized = QuantizedInput{norm.y, norm.n, 1, norm.y_stride, r->op_index, out};
+  e.last_quantized = QuantizedInput{norm.y, norm.n, 1, norm.y_stride, producer, out};
   e.last_projection.reset();
+  e.last_embed.reset();
   return true;
 }
 

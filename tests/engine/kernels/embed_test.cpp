@@ -3,14 +3,24 @@
 // Gemma scale and 1, rows that are not a multiple of the workgroup, and an out-of-range token
 // id (NaN, never a read outside the table). Tolerance: exact, bit for bit (dequant.glsl does
 // dequantize_row's float operations in its order, and the scale is one float multiply).
+//
+// The decode embedding that also writes the first norm's int8 input (embed_norm,
+// norm_placement: producer): x bit for bit as embed writes it, the quants and scales bit for
+// bit what the CPU quantizer makes of x * w, each block's sum of x^2 within float rounding, and
+// the builder's refusals.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
+#include "engine/ops/embed_norm_op.h"
 #include "engine/ops/embed_op.h"
 #include "engine/quant/quantize.h"
 #include "engine/reference/embed_ref.h"
+#include "harness/build_info.h"
+#include "harness/errors.h"
+#include "kernels/registry.h"
 #include "tests/engine/kernels/elementwise_fixture.h"
+#include "tests/engine/kernels/quantized_x_fixture.h"
 
 namespace pb::test {
 namespace {
@@ -91,6 +101,98 @@ TEST(EmbedOps, BindsOnlyTheAlignedWindowOfTokensItReads) {
   EXPECT_EQ(op.bindings[1].offset, 144u);  // ids 36..39 from the window start at id 36
   EXPECT_EQ(op.bindings[1].size, 16u);
   EXPECT_EQ(op.push.bytes[8], 1);  // token0: id 37 is the window's second
+}
+
+class EmbedNormTest : public GpuTest, public ::testing::WithParamInterface<EmbedCase> {
+ protected:
+  void SetUp() override {
+    if (!build_info().has_intdot_shaders) {
+      GTEST_SKIP() << "no integer-dot build here (EmbedNormOps asserts the builder refuses it)";
+    }
+  }
+};
+
+TEST_P(EmbedNormTest, WritesXAndTheFirstNormsInt8Input) {
+  const EmbedCase& p = GetParam();
+  std::mt19937 rng(71 + p.hidden);
+  const uint32_t vocab = 37, pos = 6;
+  const auto table = random_table(p.format, vocab, p.hidden, rng);
+  const std::vector<uint32_t> tokens = {1, 2, 3, 4, 5, 6, 29, 8};  // the step's id at 6
+  std::vector<float> weight(p.hidden);
+  std::uniform_real_distribution<float> near_one(0.5f, 1.5f);
+  for (auto& w : weight) w = near_one(rng);
+  const std::vector<float> x0(p.hidden, kPadding);
+  Buffer tb = upload_weights(p.format, p.hidden, table, "table"), kb = upload_vector(tokens, "tokens");
+  Buffer xb = upload_floats(x0, "x"), wb = upload_floats(weight, "norm weight");
+  const BindingLimits limits = BindingLimits::of(device().info());
+  const uint64_t out_bytes = deferred_norm_bytes(p.hidden, limits);
+  Buffer ob = upload_vector(std::vector<uint8_t>(out_bytes, 0xA5), "deferred norm");  // poisoned
+  const QuantizedX out = deferred_norm_in(TensorView::whole(ob), p.hidden, 1e-5f, limits);
+  const Op op = embed_norm_op({p.format, TensorView::whole(tb), TensorView::whole(kb), TensorView::whole(xb), vocab,
+                               p.hidden, pos, 1, p.hidden, p.scale},
+                              NormEpilogue{TensorView::whole(wb), out}, limits);
+  run_ops(std::span(&op, 1));
+  const auto x = download_floats(xb, p.hidden);
+
+  std::vector<float> expected = x0;
+  ref::embed(p.format, table, vocab, p.hidden, tokens, pos, 1, p.scale, expected, p.hidden);
+  for (uint32_t i = 0; i < p.hidden; ++i) ASSERT_EQ(bits_of(x[i]), bits_of(expected[i])) << "x element " << i;
+  std::vector<float> v(p.hidden);
+  for (uint32_t i = 0; i < p.hidden; ++i) v[i] = x[i] * weight[i];
+  const std::vector<uint8_t> stored = download_vector<uint8_t>(ob, out_bytes);
+  expect_cpu_quantization(stored, out, v, p.hidden, 1, p.hidden);
+  const std::vector<float> words = download_floats(ob, out_bytes / 4);
+  const size_t squares_at = out.rms->block_squares.offset / 4;
+  for (uint32_t b = 0; b < p.hidden / 32; ++b) {
+    double sum = 0;
+    for (uint32_t i = 32 * b; i < 32 * b + 32; ++i) sum += double(x[i]) * x[i];
+    ASSERT_NEAR(words[squares_at + b], sum, 1e-6 * sum) << "block " << b;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllFormats, EmbedNormTest, ::testing::ValuesIn(cases()));
+
+TEST_F(EmbedNormTest, AnOutOfRangeIdWritesNaN) {
+  const uint32_t vocab = 4, hidden = 64;
+  std::mt19937 rng(5);
+  const auto table = random_table(WeightFormat::F32, vocab, hidden, rng);
+  Buffer tb = upload_weights(WeightFormat::F32, hidden, table, "table");
+  Buffer kb = upload_vector(std::vector<uint32_t>{vocab + 1}, "tokens");
+  Buffer xb = upload_floats(std::vector<float>(hidden, kPadding), "x");
+  Buffer wb = upload_floats(std::vector<float>(hidden, 1.0f), "norm weight");
+  const BindingLimits limits = BindingLimits::of(device().info());
+  Buffer ob(device(), deferred_norm_bytes(hidden, limits), MemoryUse::Device, "deferred norm");
+  const QuantizedX out = deferred_norm_in(TensorView::whole(ob), hidden, 1e-5f, limits);
+  const Op op = embed_norm_op({WeightFormat::F32, TensorView::whole(tb), TensorView::whole(kb), TensorView::whole(xb),
+                               vocab, hidden, 0, 1, hidden, 1.0f},
+                              NormEpilogue{TensorView::whole(wb), out}, limits);
+  run_ops(std::span(&op, 1));
+  for (float v : download_floats(xb, hidden)) ASSERT_TRUE(std::isnan(v));
+}
+
+TEST(EmbedNormOps, RefusesWhatTheKernelCannotDo) {
+  Buffer any(device(), 1 << 20, MemoryUse::Device, "any");
+  const BindingLimits limits = BindingLimits::of(device().info());
+  const TensorView all = TensorView::whole(any);
+  const auto embed = [&](uint32_t hidden, uint32_t ncols) {
+    return EmbedProblem{WeightFormat::F32, all, all, all, 10, hidden, 0, ncols, hidden, 1.0f};
+  };
+  const NormEpilogue norm{all, deferred_norm_in(all.slice(1 << 19, 1 << 16), 64, 1e-5f, limits)};
+  if (!build_info().has_intdot_shaders) {
+    EXPECT_FALSE(has_embed_norm_kernel());
+    EXPECT_THROW(embed_norm_op(embed(64, 1), norm, limits), UsageError);
+    return;
+  }
+  EXPECT_TRUE(has_embed_norm_kernel());
+  EXPECT_NO_THROW(embed_norm_op(embed(64, 1), norm, limits));
+  EXPECT_THROW(embed_norm_op(embed(64, 2), norm, limits), UsageError);  // a prompt's columns
+  EXPECT_THROW(embed_norm_op(embed(48, 1), NormEpilogue{all, deferred_norm_in(all, 48, 1e-5f, limits)}, limits),
+               UsageError);  // not whole blocks
+  QuantizedX plain = norm.out;
+  plain.rms.reset();
+  EXPECT_THROW(embed_norm_op(embed(64, 1), NormEpilogue{all, plain}, limits), UsageError);  // no block squares
+  EXPECT_THROW(embed_norm_op(embed(64, 1), NormEpilogue{all.slice(0, 128), norm.out}, limits),
+               UsageError);  // 32 weights for 64 elements
 }
 
 }  // namespace
