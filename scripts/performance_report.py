@@ -319,8 +319,8 @@ def dispatch_cost_section(r):
     if not idents:
         return out + ["No profiled decode ran."]
     out += ["The same decode as the figures above with `--profile dispatch` (a timestamp between "
-            "every two dispatches), in a run of its own so the figures above carry no such "
-            "timestamps. Per phase: dispatches per token (from the last repetition's timeline), "
+            "every two dispatches), in a run of its own: the figures above carry timestamps only at "
+            "each submit's start and end (`--profile submit`). Per phase: dispatches per token (from the last repetition's timeline), "
             "GPU time per token (median over the repetitions, min – max) and per dispatch, and its "
             "share of the profiled GPU busy time. With barriers only where the hazard ledger finds "
             "a dependency, dispatches that overlap on the GPU each count their own span.", ""]
@@ -361,8 +361,10 @@ def dispatch_cost_section(r):
         if plain:
             base = plain["summary"]["decode.gpu_busy_ms"]["median"] / (plain["samples"][-1]["decode"]["tokens"] or 1)
             prof = busy["median"] / tokens
-            out += ["", f"What the timestamps cost: GPU busy {prof:.3f} ms per token profiled against "
-                        f"{base:.3f} ms without ({100 * (prof / base - 1):+.1f}%)."]
+            out += ["", f"What the timestamps cost: GPU busy {prof:.3f} ms per token with one between every two "
+                        f"dispatches, against {base:.3f} ms with one at each submit's start and end "
+                        f"({100 * (prof / base - 1):+.1f}%). Each waits for all the work before it, which "
+                        "also keeps dispatches the ledger leaves unordered from overlapping."]
         out.append("")
     return out
 
