@@ -61,11 +61,13 @@ const char* dmmv_intdot_kernel_name(WeightFormat format, uint32_t chunk) {
 // Q6_K, whose old shapes from 2 columns up had become up to 47% slower than the old layout's
 // (attn at 8 columns 16.9 -> 24.8 us), to the sweep's best from 2 to 8 columns, with a table of
 // its own for wide rows (8 columns: ffn_down 57.7 -> 37.8 us, ffn_up 54.6 -> 42.5, attn 24.8
-// -> 20.6, which stays above the old layout's 16.9).
+// -> 20.6, which stays above the old layout's 16.9). A wider candidate list (threads up to 512,
+// unroll 4, rows 3, 6, 8) moved Q8_0 on wide rows at one column to 256 threads on one row
+// (ffn_down 17.50 -> 17.18 us on an H200, two rounds; nothing beat the 8-column shape).
 DmmvIntdotTuning default_dmmv_intdot_tuning(WeightFormat format, uint32_t ncols, uint32_t cols) {
   using T = DmmvIntdotTuning;
   static constexpr T kQ8_0[] = {{128, 1, 2}, {32, 2, 2}, {32, 2, 2}, {32, 2, 2}, {32, 1, 1}};
-  static constexpr T kQ8_0Wide[] = {{128, 1, 2}, {128, 1, 2}, {64, 4, 2, 32}, {64, 4, 2, 32}, {32, 1, 1}};
+  static constexpr T kQ8_0Wide[] = {{256, 1, 2}, {128, 1, 2}, {64, 4, 2, 32}, {64, 4, 2, 32}, {32, 1, 1}};
   static constexpr T kQ4_K[] = {{32, 2, 2, 64}, {32, 2, 2, 32}, {32, 2, 2, 32}, {32, 2, 1, 32}, {32, 4, 2, 16}};
   static constexpr T kQ4_KWide[] = {{32, 2, 2, 64}, {64, 4, 1, 64}, {64, 4, 2, 32}, {64, 2, 1, 32}, {32, 4, 2, 16}};
   static constexpr T kQ6_K[] = {{64, 2, 2}, {32, 2, 2}, {64, 2, 1}, {64, 2, 1}, {64, 4, 1}};

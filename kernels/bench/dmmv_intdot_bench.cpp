@@ -39,7 +39,10 @@ constexpr WeightFormat kFormats[] = {WeightFormat::Q8_0, WeightFormat::Q4_K, Wei
 // Candidate workgroup shapes: (threads, rows per workgroup, unroll).
 constexpr DmmvIntdotTuning kTunings[] = {{32, 1, 1},  {32, 2, 2},  {64, 1, 1},  {64, 1, 2},  {64, 2, 1},
                                          {64, 2, 2},  {64, 4, 1},  {64, 4, 2},  {128, 1, 2}, {128, 2, 2},
-                                         {128, 4, 1}, {256, 2, 2}, {64, 2, 4},  {32, 4, 2}, {64, 8, 1}};
+                                         {128, 4, 1}, {256, 2, 2}, {64, 2, 4},  {32, 4, 2}, {64, 8, 1},
+                                         {32, 1, 2}, {128, 1, 1}, {128, 1, 4}, {256, 1, 1}, {256, 1, 2}, {256, 1, 4},
+                                         {64, 4, 4}, {128, 4, 2}, {64, 8, 2}, {128, 8, 1}, {32, 8, 1}, {64, 6, 1},
+                                         {64, 3, 2}, {64, 1, 4}, {512, 1, 2}};
 
 BenchCase intdot_case(BenchEnv& env, WeightFormat format, const ProjectionShape& shape, uint32_t ncols,
                       bool with_quantize, DmmvIntdotTuning tuning = {}) {

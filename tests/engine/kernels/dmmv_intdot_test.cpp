@@ -233,6 +233,9 @@ std::vector<IntdotCase> cases() {
   }
   // More workgroups than a grid row holds (65535): the grid folds into two rows (folded_grid).
   list.push_back({WeightFormat::Q8_0, 65537, 256, 1, false, {.threads = 16, .rows = 1, .unroll = 1}});
+  // Wide rows at one and two columns in their own default shapes (Q8_0: 256 and 128 invocations
+  // on one row, each summing its share of the chunks).
+  for (uint32_t n : {1u, 2u}) list.push_back({WeightFormat::Q8_0, 9, 8448, n, true, {}});
   return list;
 }
 
@@ -396,6 +399,7 @@ TEST(DmmvIntdotOps, RefusesWhatTheKernelsCannotRun) {
   EXPECT_EQ(wide[0].spec.values[2], 64);
   EXPECT_EQ(wide[0].kernel, find_kernel("dmmv_intdot_q8_032"));
   EXPECT_EQ(default_dmmv_intdot_tuning(WeightFormat::Q8_0, 8, 4096).threads, 32u);
+  EXPECT_EQ(default_dmmv_intdot_tuning(WeightFormat::Q8_0, 1, 8448).threads, 256u);
   // Chunks of 16, 32 or 64 weights for Q4_K, 16 or 32 for Q8_0, none to choose for Q6_K.
   DmmvIntdotTuning chunked;
   chunked.chunk = 64;
