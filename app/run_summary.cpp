@@ -39,7 +39,9 @@ void stage(std::ostream& out, const nlohmann::json& run, const std::string& name
   out << "    per token: " << fmt("%.1f", per_token["submits"].get<double>()) << " submits, "
       << fmt("%.1f", per_token["dispatches"].get<double>()) << " dispatches, "
       << fmt("%.1f", per_token["barrier_commands"].get<double>()) << " barriers, "
-      << fmt("%.1f", per_token["descriptor_writes"].get<double>()) << " descriptor writes\n";
+      << fmt("%.1f", per_token["descriptor_writes"].get<double>()) << " descriptor writes, "
+      << fmt("%.1f", per_token["timestamps"].get<double>())
+      << " timestamps (each waits for the work before it: --profile sets how many)\n";
   // The largest phases by median GPU time.
   std::vector<std::pair<double, std::string>> phases;
   const std::string prefix = name + ".phase.";

@@ -128,6 +128,25 @@ TEST(CliRun, ReferenceCheckPassesAndProgressIsSilentWhenPiped) {
   EXPECT_NE(t.out.find("events"), std::string::npos) << t.out;
 }
 
+// The summary says how many timestamps each token carries, since each one waits for the work
+// before it: none without profiling, fewer at each submit's ends than after every dispatch.
+TEST(CliRun, SummaryCountsTheTimestampsOfEachDensity) {
+  const auto decode_timestamps = [](const char* profile) {
+    const Result r = run(std::string("run --model tiny-dense --prompt 4 --decode 3 --repetitions 1 --warmup 0 "
+                                     "--submit per-token --no-bandwidth --profile ") + profile);
+    EXPECT_EQ(r.status, 0) << r.out;
+    const size_t decode = r.out.find("  decode:");
+    const size_t at = r.out.find(" descriptor writes, ", decode);
+    EXPECT_NE(at, std::string::npos) << r.out;
+    return at == std::string::npos ? -1.0 : std::stod(r.out.substr(at + 20));
+  };
+  const double off = decode_timestamps("off"), submit = decode_timestamps("submit"),
+               dispatch = decode_timestamps("dispatch");
+  EXPECT_EQ(off, 0.0);
+  EXPECT_EQ(submit, 2.0);  // one submit a token, a timestamp at each end
+  EXPECT_GT(dispatch, 10.0);  // one after each of a tiny model's dozen-odd dispatches
+}
+
 TEST(CliSweep, BadScenarioFileIsAUsageErrorNamingFileAndPointer) {
   const char* path = "/tmp/phasebench-bad-scenario.json";
   FILE* f = fopen(path, "w");
