@@ -1,6 +1,7 @@
 #include "results/gate/gate.h"
 
 #include <set>
+#include <string>
 
 #include "harness/errors.h"
 #include "results/gate/compare_runs.h"
@@ -29,6 +30,28 @@ void warn_about_devices(GateReport& r) {
     r.warnings.push_back("the files come from different drivers of " + r.base.device + " (base: " + r.base.driver +
                          ", candidate: " + r.candidate.driver + "); every difference below includes the driver's");
   }
+}
+
+// Every timestamp waits for the work recorded before it. At phase or dispatch density a decode
+// step (or a prefill one token at a time) carries a wait after almost every dispatch, on an H200
+// about 10% of llama3-8b's decode (docs/GPU_FIGURES.md), and the waits order dispatches as
+// barriers do: a change that overlaps dispatches or removes waits can then gate flat.
+void warn_about_timestamps(GateReport& r, const ResultFile& base, const ResultFile& cand) {
+  int dense = 0;
+  for (const auto* file : {&base, &cand}) {
+    for (const auto& run : file->runs()) {
+      const nlohmann::json& c = run.value("config", nlohmann::json::object());
+      const std::string profile = c.value("profile", "");
+      const bool per_token = c.value("decode_tokens", 0) > 0 || c.value("prefill", "") == "decode-loop";
+      if ((profile == "phase" || profile == "dispatch") && per_token) ++dense;
+    }
+  }
+  if (dense == 0) return;
+  r.warnings.push_back(std::to_string(dense) + " of the runs decode or prefill one token at a time with a timestamp at "
+                       "every phase boundary or dispatch: each waits for the work before it, which slows every step "
+                       "and orders its dispatches as a barrier would, so a change that overlaps dispatches or "
+                       "removes waits can gate flat; gate throughput with profile submit (scenario profile-overhead "
+                       "measures what the timestamps cost on this device)");
 }
 
 // A --metric that no run of either file measured is a typo, not an inconclusive result.
@@ -70,6 +93,7 @@ GateReport gate_results(const ResultFile& base, const std::string& base_label, c
   r.alpha = options.alpha;
   r.ignored_keys.assign(options.ignored_keys.begin(), options.ignored_keys.end());
   warn_about_devices(r);
+  warn_about_timestamps(r, base, cand);
 
   const Matching m = match_runs(base.runs(), cand.runs(), options.ignored_keys, base_label, cand_label);
   for (const auto& pair : m.pairs) {

@@ -209,11 +209,30 @@ TEST(Gate, MetricFlagChoosesTheDecidingMetric) {
 }
 
 TEST(Gate, DifferentDevicesGateWithAWarning) {
-  const auto r = gate_docs(make_result({make_run(spec(100, 0.005, 11))}, "AMD Radeon RX 9070"),
-                           make_result({make_run(spec(110, 0.005, 11))}, "llvmpipe"));
+  RunSpec a = spec(100, 0.005, 11), b = spec(110, 0.005, 11);
+  a.config_overrides["profile"] = b.config_overrides["profile"] = "submit";
+  const auto r = gate_docs(make_result({make_run(a)}, "AMD Radeon RX 9070"), make_result({make_run(b)}, "llvmpipe"));
   EXPECT_EQ(r.runs[0].verdict, "win");
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_NE(r.warnings[0].find("different devices"), std::string::npos);
+}
+
+// Runs that step one token at a time with a timestamp at every phase boundary or dispatch get a
+// warning: the timestamps' waits can hide a change that overlaps dispatches. Chunked prefill and
+// submit-level timestamps do not.
+TEST(Gate, DenseTimestampsOnTokenStepsGateWithAWarning) {
+  const auto warnings = [](const nlohmann::json& overrides) {
+    RunSpec a = spec(100, 0.005, 11), b = spec(101, 0.005, 11);
+    a.config_overrides = b.config_overrides = overrides;
+    return gate_one(a, b).warnings;
+  };
+  const auto dense = warnings({{"profile", "phase"}, {"prefill", "decode-loop"}});
+  ASSERT_EQ(dense.size(), 1u);
+  EXPECT_NE(dense[0].find("2 of the runs"), std::string::npos) << dense[0];
+  EXPECT_NE(dense[0].find("profile submit"), std::string::npos) << dense[0];
+  EXPECT_EQ(warnings({{"profile", "dispatch"}, {"prefill", "batched"}, {"decode_tokens", 8}}).size(), 1u);
+  EXPECT_TRUE(warnings({{"profile", "submit"}, {"prefill", "decode-loop"}, {"decode_tokens", 8}}).empty());
+  EXPECT_TRUE(warnings({{"profile", "phase"}, {"prefill", "batched"}, {"decode_tokens", 0}}).empty());
 }
 
 TEST(Gate, OtherSchemaVersionIsRefusedWithTheVersionNamed) {
