@@ -320,8 +320,8 @@ def dispatch_cost_section(r):
         return out + ["No profiled decode ran."]
     out += ["The same decode as the figures above with `--profile dispatch` (a timestamp between "
             "every two dispatches), in a run of its own: the figures above carry timestamps only at "
-            "each submit's start and end (`--profile submit`). Per phase: dispatches per token (from the last repetition's timeline), "
-            "GPU time per token (median over the repetitions, min – max) and per dispatch, and its "
+            "each submit's start and end (`--profile submit`). Per phase: dispatches per token (from "
+            "the last repetition's timeline), GPU time per token (median over the repetitions, min – max) and per dispatch, and its "
             "share of the profiled GPU busy time. With barriers only where the hazard ledger finds "
             "a dependency, dispatches that overlap on the GPU each count their own span.", ""]
     for ident in idents:
