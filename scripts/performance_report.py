@@ -4,7 +4,8 @@
 Reads, from the results folder: kernels.json (phasebench-kernels, Google Benchmark JSON with
 repetitions), pipelines.json where the driver reports pipeline statistics (phasebench-kernels
 --pipeline-statistics), decode-<model>.json, profile-decode-<model>.json (the same decode with
---profile dispatch) and prefill-<model>.json (phasebench result files)
+--profile dispatch), unsafe-decode-<model>.json (the same decode with --barriers none) and
+prefill-<model>.json (phasebench result files)
 and commands.tsv ("id<TAB>exit status<TAB>command" per command run). Every figure is the median
 over the repetitions with its spread (min - max); ratios of two benchmarks take the ratio of
 the medians, and the spread from the extremes of both.
@@ -355,17 +356,66 @@ def dispatch_cost_section(r):
         total = sum(ops.values()) / timeline_tokens
         out.append(f"| all | {total:.2f} | {busy['median'] * 1e3 / tokens:.1f} | {busy['min'] * 1e3 / tokens:.1f} – "
                    f"{busy['max'] * 1e3 / tokens:.1f} | {busy['median'] * 1e3 / tokens / total:.2f} | 100% |")
-        int8 = run["config"].get("dmmv_activations") == "int8"
-        fused = int8 and run["config"].get("norm_placement") == "producer"
-        plain, _ = run_of(r, ("decode-int8-fused-" if fused else "decode-int8-" if int8 else "decode-") + model)
+        plain, _ = run_of(r, safe_twin(run, model))
         if plain:
-            base = plain["summary"]["decode.gpu_busy_ms"]["median"] / (plain["samples"][-1]["decode"]["tokens"] or 1)
+            base = per_token_ms(plain)
             prof = busy["median"] / tokens
             out += ["", f"What the timestamps cost: GPU busy {prof:.3f} ms per token with one between every two "
                         f"dispatches, against {base:.3f} ms with one at each submit's start and end "
                         f"({100 * (prof / base - 1):+.1f}%). Each waits for all the work before it, which "
                         "also keeps dispatches the ledger leaves unordered from overlapping."]
         out.append("")
+    return out
+
+
+def safe_twin(run, model):
+    """The result file of the figure run that `run` repeats with other barriers or timestamps:
+    the same DMMV inputs and placements."""
+    int8 = run["config"].get("dmmv_activations") == "int8"
+    fused = int8 and run["config"].get("norm_placement") == "producer"
+    return ("decode-int8-fused-" if fused else "decode-int8-" if int8 else "decode-") + model
+
+
+def per_token_ms(run):
+    return run["summary"]["decode.gpu_busy_ms"]["median"] / (run["samples"][-1]["decode"]["tokens"] or 1)
+
+
+def barrier_cost_section(r):
+    """Per token, the fastest decode's GPU busy time with the hazard ledger's barriers against the
+    same decode with none (unsafe-decode-<model>.json): what the waits between dependent
+    dispatches cost, and how fast the same dispatches stream the weights without them."""
+    out = ["", "## Decode: what the barriers cost (per token)", ""]
+    idents = [i for i in r.commands if i.startswith("unsafe-decode-")]
+    if not idents:
+        return out + ["No decode without barriers ran."]
+    out += ["The fastest decode above run again with `--barriers none`: nothing orders a dispatch after "
+            "the one whose output it reads, so it may start early and its tokens may be wrong (the result "
+            "file marks the run unsafe, and such runs never gate). It is not a figure: it says how much of "
+            "the distance to the roofline is the waits at the barriers (each drains the GPU before the next "
+            "dispatch starts) and how fast the same dispatches stream the weights without them. GPU busy "
+            "time per token, medians.", "",
+            "| model | barriers | GPU busy ms, ledger barriers | GPU busy ms, none (unsafe) | the waits, ms | "
+            "µs per barrier | weights streamed without barriers |",
+            "|---|---|---|---|---|---|---|"]
+    copy = r.context.get("copy_bandwidth_gbps")
+    for ident in idents:
+        model = ident.removeprefix("unsafe-decode-")
+        run, why = run_of(r, ident)
+        if not run:
+            out.append(f"| {model} | missing: {why} ([`{ident}`](#commands)) | | | | | |")
+            continue
+        name = decode_name(model, run["config"])
+        safe, why = run_of(r, safe_twin(run, model))
+        if not safe:
+            out.append(f"| {name} | missing: its run with barriers: {why} | | | | | |")
+            continue
+        barriers = safe["derived"]["counters_per_token"]["decode"]["barrier_commands"]
+        with_ms, without_ms = per_token_ms(safe), per_token_ms(run)
+        waits = with_ms - without_ms
+        gbps = run["model"]["weight_bytes_per_token"] / (without_ms * 1e-3) / 1e9
+        share = f", {pct(gbps / float(copy))} of the copy bandwidth" if copy else ""
+        out.append(f"| {name} ([`{ident}`](#commands)) | {barriers:.1f} | {with_ms:.3f} | {without_ms:.3f} | "
+                   f"{waits:.3f} | {waits * 1e3 / barriers if barriers else math.nan:.2f} | {gbps:.0f} GB/s{share} |")
     return out
 
 
@@ -456,6 +506,7 @@ def markdown(r, details, models, invocation):
         out.append(f"| {model} | {wbytes / 1e6:.1f} MB | {pt['dispatches']:.1f} | {pt['barrier_commands']:.1f} | "
                    f"{pt['submits']:.1f} | {pt['host_waits']:.1f} | {ms.get('gpu_busy', math.nan):.3f} | "
                    f"{ms.get('wall', math.nan):.3f} | {ms.get('gap', math.nan):.3f} |")
+    out += barrier_cost_section(r)
     out += dispatch_cost_section(r)
     out += pipeline_section(r)
     out += ["", "## Commands", "", "Run from the repository root by `scripts/performance`; the exit status in brackets.", ""]

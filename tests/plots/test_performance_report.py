@@ -1,8 +1,9 @@
 """scripts/performance_report.py's per-dispatch cost of decode: from a real profiled run and its
 unprofiled twin, one row per phase whose dispatches and GPU time add up to the run's own totals,
-the cost of the timestamps stated, and a missing profile reported rather than fatal. And its read
-floor: from a real phasebench-kernels run, the fastest grid of the sweep, and each DMMV's time
-against it; and each fused kernel of decode's placements against the plain projection."""
+the cost of the timestamps stated, and a missing profile reported rather than fatal. What the
+barriers cost, from the same decode run without them. And its read floor: from a real
+phasebench-kernels run, the fastest grid of the sweep, and each DMMV's time against it; and each
+fused kernel of decode's placements against the plain projection."""
 import json
 import re
 import subprocess
@@ -14,7 +15,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 REPORT = REPO / "scripts" / "performance_report.py"
 DECODE = ["--model", "tiny-dense", "--weights", "q4_k", "--prompt", "4", "--decode", "4",
-          "--prefill", "batched", "--submit", "per-token-ahead", "--barriers", "ledger",
+          "--prefill", "batched", "--submit", "per-token-ahead",
           "--dmmv-activations", "int8", "--repetitions", "3", "--no-bandwidth"]
 
 
@@ -47,9 +48,11 @@ def results(binary, tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("performance")
     fused = ["--norm-placement", "producer", "--glu-placement", "producer"]
     # As scripts/performance runs them: the figures with timestamps at each submit's ends only.
-    for ident, extra in (("decode-int8-tiny-dense", ["--profile", "submit"]),
-                         ("decode-int8-fused-tiny-dense", ["--profile", "submit", *fused]),
-                         ("profile-decode-tiny-dense", ["--profile", "dispatch", *fused])):
+    ledger = ["--barriers", "ledger"]
+    for ident, extra in (("decode-int8-tiny-dense", [*ledger, "--profile", "submit"]),
+                         ("decode-int8-fused-tiny-dense", [*ledger, "--profile", "submit", *fused]),
+                         ("profile-decode-tiny-dense", [*ledger, "--profile", "dispatch", *fused]),
+                         ("unsafe-decode-tiny-dense", ["--barriers", "none", "--profile", "submit", *fused])):
         cmd = [str(binary), "run", *DECODE, *extra, "--out", str(folder / f"{ident}.json")]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}"
@@ -90,6 +93,45 @@ def test_a_profile_that_did_not_run_is_reported_missing(results, tmp_path):
     text = write_report(tmp_path, ["decode-int8-tiny-dense", "profile-decode-tiny-dense"])
     assert "**tiny-dense**: missing, the run wrote no result file" in text
     assert cost_table(text) == {}
+
+
+def barrier_rows(text: str) -> list:
+    """The cells of each row of the record's barrier-cost table."""
+    section = text.split("## Decode: what the barriers cost", 1)[1].split("\n## ", 1)[0]
+    return [[c.strip() for c in line.strip("|").split("|")] for line in section.splitlines()
+            if line.startswith("| tiny-dense")]
+
+
+def per_token_busy_ms(path: Path) -> float:
+    run = json.loads(path.read_text())["runs"][0]
+    return run["summary"]["decode.gpu_busy_ms"]["median"] / run["samples"][-1]["decode"]["tokens"]
+
+
+def test_the_barriers_cost_is_the_fused_decode_against_the_same_decode_without_them(results):
+    text = write_report(results, ["decode-int8-tiny-dense", "decode-int8-fused-tiny-dense",
+                                  "unsafe-decode-tiny-dense"])
+    rows = barrier_rows(text)
+    assert len(rows) == 1, text
+    name, barriers, with_ms, without_ms, waits, per_barrier, streamed = rows[0]
+    assert name.startswith("tiny-dense q4_k, int8 DMMV inputs, norms and gated units in the producers")
+    safe = json.loads((results / "decode-int8-fused-tiny-dense.json").read_text())["runs"][0]
+    assert float(barriers) == pytest.approx(safe["derived"]["counters_per_token"]["decode"]["barrier_commands"], abs=0.06)
+    assert float(barriers) > 0
+    assert float(with_ms) == pytest.approx(per_token_busy_ms(results / "decode-int8-fused-tiny-dense.json"), abs=5e-4)
+    assert float(without_ms) == pytest.approx(per_token_busy_ms(results / "unsafe-decode-tiny-dense.json"), abs=5e-4)
+    assert float(waits) == pytest.approx(float(with_ms) - float(without_ms), abs=1.5e-3)
+    assert float(per_barrier) == pytest.approx(float(waits) * 1e3 / float(barriers), abs=0.02 + 1.5 / float(barriers))
+    assert streamed.endswith("GB/s")  # --no-bandwidth: no copy bandwidth to share against
+    unsafe = json.loads((results / "unsafe-decode-tiny-dense.json").read_text())["runs"][0]
+    assert unsafe["unsafe"] and unsafe["config"]["barriers"] == "none"
+
+
+def test_a_decode_without_barriers_and_no_twin_is_reported_missing(results, tmp_path):
+    (tmp_path / "unsafe-decode-tiny-dense.json").write_text((results / "unsafe-decode-tiny-dense.json").read_text())
+    text = write_report(tmp_path, ["unsafe-decode-tiny-dense"])
+    rows = barrier_rows(text)
+    assert len(rows) == 1 and "missing: its run with barriers: the run wrote no result file" in rows[0][1], rows
+    assert "No decode without barriers ran." in write_report(results, ["decode-int8-fused-tiny-dense"])
 
 
 def figure_row(text: str, start: str) -> list:
