@@ -415,7 +415,7 @@ def barrier_cost_section(r):
         gbps = run["model"]["weight_bytes_per_token"] / (without_ms * 1e-3) / 1e9
         share = f", {pct(gbps / float(copy))} of the copy bandwidth" if copy else ""
         out.append(f"| {name} ([`{ident}`](#commands)) | {barriers:.1f} | {with_ms:.3f} | {without_ms:.3f} | "
-                   f"{waits:.3f} | {waits * 1e3 / barriers if barriers else math.nan:.2f} | {gbps:.0f} GB/s{share} |")
+                   f"{waits:.3f} | {waits * 1e3 / barriers if barriers else math.nan:.2f} | {num(gbps)} GB/s{share} |")
     return out
 
 
