@@ -312,11 +312,15 @@ def decode_figures(r, idents, details):
         details.append((name, per_token, ms, run["model"]["weight_bytes_per_token"]))
 
 
+def section_head(r, title, prefix):
+    """A record section's heading, and the runs whose result files are named prefix<model>."""
+    return ["", f"## {title}", ""], [i for i in r.commands if i.startswith(prefix)]
+
+
 def dispatch_cost_section(r):
     """Per token, each phase's dispatches and GPU time in the decode with a timestamp around
     every dispatch (profile-decode-<model>.json), against the same decode without them."""
-    out = ["", "## Decode: the measured cost of each kind of dispatch (per token)", ""]
-    idents = [i for i in r.commands if i.startswith("profile-decode-")]
+    out, idents = section_head(r, "Decode: the measured cost of each kind of dispatch (per token)", "profile-decode-")
     if not idents:
         return out + ["No profiled decode ran."]
     out += ["The same decode as the figures above with `--profile dispatch` (a timestamp between "
@@ -384,8 +388,7 @@ def barrier_cost_section(r):
     """Per token, the fastest decode's GPU busy time with the hazard ledger's barriers against the
     same decode with none (unsafe-decode-<model>.json): what the waits between dependent
     dispatches cost, and how fast the same dispatches stream the weights without them."""
-    out = ["", "## Decode: what the barriers cost (per token)", ""]
-    idents = [i for i in r.commands if i.startswith("unsafe-decode-")]
+    out, idents = section_head(r, "Decode: what the barriers cost (per token)", "unsafe-decode-")
     if not idents:
         return out + ["No decode without barriers ran."]
     out += ["The fastest decode above run again with `--barriers none`: nothing orders a dispatch after "
