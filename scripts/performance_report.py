@@ -419,6 +419,13 @@ def barrier_cost_section(r):
         share = f", {pct(gbps / float(copy))} of the copy bandwidth" if copy else ""
         out.append(f"| {name} ([`{ident}`](#commands)) | {barriers:.1f} | {with_ms:.3f} | {without_ms:.3f} | "
                    f"{waits:.3f} | {waits * 1e3 / barriers if barriers else math.nan:.2f} | {num(gbps)} GB/s{share} |")
+    floor = r.benchmark(r"dispatch_floor/fill_zero:64")
+    if floor:
+        lo, med, hi = spread_of([b["real_time"] for b in floor])
+        out += ["", f"An empty dispatch behind a barrier takes {num(med)} µs here ({num(lo)} – {num(hi)}, "
+                    f"`dispatch_floor/fill_zero:64` in [`kernels`](#commands), median of {len(floor)}): that much of "
+                    "each wait is there even when the dispatches on either side do nothing. The rest is theirs: "
+                    "the last workgroups of one draining, and the first loads of the next waiting for memory."]
     return out
 
 

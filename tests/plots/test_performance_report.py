@@ -127,6 +127,19 @@ def test_the_barriers_cost_is_the_fused_decode_against_the_same_decode_without_t
     assert streamed.endswith("GB/s")  # --no-bandwidth: no copy bandwidth to share against
     unsafe = json.loads((results / "unsafe-decode-tiny-dense.json").read_text())["runs"][0]
     assert unsafe["unsafe"] and unsafe["config"]["barriers"] == "none"
+    assert "An empty dispatch behind a barrier" not in text  # no dispatch_floor benchmark ran
+
+
+def test_the_barriers_cost_sets_an_empty_dispatch_beside_it(results, kernels_binary, tmp_path):
+    runs = ["decode-int8-fused-tiny-dense", "unsafe-decode-tiny-dense"]
+    for ident in runs:
+        (tmp_path / f"{ident}.json").write_text((results / f"{ident}.json").read_text())
+    text, medians = kernels_report(kernels_binary, tmp_path, r"dispatch_floor/fill_zero:64")
+    text = write_report(tmp_path, runs)
+    floor = medians["dispatch_floor/fill_zero:64"]
+    shown = f"{floor:.0f}" if floor >= 100 else f"{floor:.3g}"
+    assert f"An empty dispatch behind a barrier takes {shown} µs here (" in text, text
+    assert len(barrier_rows(text)) == 1
 
 
 def test_a_decode_without_barriers_and_no_twin_is_reported_missing(results, tmp_path):
