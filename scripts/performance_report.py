@@ -381,6 +381,7 @@ def safe_twin(run, model):
 
 
 def per_token_ms(run):
+    """A decode run's GPU busy time per token, ms (median over its repetitions)."""
     return run["summary"]["decode.gpu_busy_ms"]["median"] / (run["samples"][-1]["decode"]["tokens"] or 1)
 
 
