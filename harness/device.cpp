@@ -59,6 +59,10 @@ Device::Device(Instance& instance, VkPhysicalDevice physical, DeviceInfo info)
   f12.shaderInt8 = VK_TRUE;
   f12.timelineSemaphore = VK_TRUE;
   f12.hostQueryReset = c.host_query_reset;
+  // Declared by the cooperative-matrix shaders: without it the validation layer (1.3.255 and
+  // later, which knows cooperative matrices) reports every one of their shader modules.
+  f12.vulkanMemoryModel = c.vulkan_memory_model;
+  f12.vulkanMemoryModelDeviceScope = c.vulkan_memory_model;
   VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   f13.synchronization2 = VK_TRUE;
   f13.subgroupSizeControl = c.subgroup_size_control;

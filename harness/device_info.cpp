@@ -291,10 +291,14 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice physical, uin
   c.integer_dot_product = is_13 && f13.shaderIntegerDotProduct;
   c.maintenance4 = is_13 && f13.maintenance4;
   c.host_query_reset = f12.hostQueryReset;
+  c.vulkan_memory_model = f12.vulkanMemoryModel && f12.vulkanMemoryModelDeviceScope;
   c.push_descriptor = has(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   c.calibrated_timestamps =
       has(VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME) && has_calibration_domains(physical);
-  c.cooperative_matrix = has(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) && coopmat.cooperativeMatrix;
+  // The cooperative-matrix shaders declare the Vulkan memory model (their shared-memory
+  // barriers have scopes), so the engine uses the extension only with it.
+  c.cooperative_matrix =
+      has(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) && coopmat.cooperativeMatrix && c.vulkan_memory_model;
   c.descriptor_buffer =
       has(VK_EXT_DESCRIPTOR_BUFFER_EXTENSION_NAME) && descriptor_buffer.descriptorBuffer;
   c.pipeline_executable_info =

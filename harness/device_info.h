@@ -31,6 +31,8 @@ struct DeviceCapabilities {
   bool integer_dot_product = false;     // VK_KHR_shader_integer_dot_product / 1.3 core
   bool descriptor_buffer = false;       // VK_EXT_descriptor_buffer
   bool host_query_reset = false;
+  bool vulkan_memory_model = false;     // and its device scope: what the cooperative-matrix
+                                        // shaders declare (GL_KHR_memory_scope_semantics)
   bool maintenance4 = false;
   bool subgroup_arithmetic = false;     // subgroupAdd/Max in compute shaders
   bool subgroup_shuffle = false;
