@@ -9,6 +9,7 @@
 #include "engine/ops/glu_op.h"
 #include "engine/ops/moe_acc_op.h"
 #include "engine/ops/moe_dmmv_op.h"
+#include "engine/ops/moe_matmul_op.h"
 #include "engine/ops/moe_routing_ops.h"
 #include "engine/ops/sigmoid_mul_op.h"
 
@@ -62,13 +63,22 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, Columns cols) 
       "moe_topk");
     e(moe_group_op(m, tokens.count, routing), "moe_group");
 
+    // A prefill chunk through the matmul strategy takes the experts' tiled matmul on the matrix
+    // units (where the device and the format have them); elsewhere, and in decode, the expert
+    // DMMV. The scalar form of the experts' matmul measured slower than the DMMV on an H200
+    // (docs/GPU_FIGURES.md), so the engine does not take it.
     auto experts = [&](TensorRole role, const Columns2D& x, Columns x_cols, const Columns2D& y, MoeInput input,
                        uint32_t rows, uint32_t in) {
       const DeviceTensor& w = f.tensor(role, l);
-      return moe_dmmv_ops(MoeDmmvProblem{w.spec.format, w.view(), ForwardContext::columns(x, in, x_cols),
-                                         ForwardContext::columns(y, rows, assignments), m, rows, in, tokens.count,
-                                         x.stride, y.stride, input},
-                          routing, f.options.num_cols, f.limits);
+      const MoeDmmvProblem p{w.spec.format, w.view(), ForwardContext::columns(x, in, x_cols),
+                             ForwardContext::columns(y, rows, assignments), m, rows, in, tokens.count,
+                             x.stride, y.stride, input};
+      const MatmulChoice matmul = choose_moe_matmul(f.device, w.spec.format, f.options.allow_coopmat);
+      if (f.options.prefill == PrefillStrategy::Matmul && tokens.count > 1 && matmul.coopmat &&
+          moe_matmul_compiled(p.format, matmul)) {
+        return moe_matmul_ops(p, routing, f.limits, matmul);
+      }
+      return moe_dmmv_ops(p, routing, f.options.num_cols, f.limits, moe_dmmv_tuning(f.device, p.format, tokens.count));
     };
     e.phase(Phase::MoeGateUp);
     e(experts(TensorRole::MoeGateExps, f.act.xn, tokens, f.act.e_gate, MoeInput::Token, m.expert_ffn, c.hidden),

@@ -15,7 +15,9 @@ void require(bool ok, const std::string& what) {
   if (!ok) throw UsageError("matmul: " + what);
 }
 
-void check_tiling(const MatmulChoice& c) {
+}  // namespace
+
+void check_matmul_choice(const MatmulChoice& c, WeightFormat format) {
   if (c.coopmat) {
     const CoopmatTiling& t = c.coop;
     require((t.wm == 32 || t.wm == 64) && (t.wn == 32 || t.wn == 64),
@@ -26,6 +28,9 @@ void check_tiling(const MatmulChoice& c) {
     require(t.stages == 1 || t.stages == 2, "coopmat stages must be 1 or 2");
     require(c.subgroup_size >= 32 && (c.subgroup_size & (c.subgroup_size - 1)) == 0,
             "coopmat subgroup size must be a power of two >= 32");
+    require(t.bk % coopmat_weight_group(format) == 0,
+            std::string("coopmat bk must be a multiple of ") + std::to_string(coopmat_weight_group(format)) +
+                " for " + std::string(format_name(format)) + " (the weight groups its kernel decodes)");
   } else {
     const ScalarTiling& t = c.scalar;
     require(t.tm > 0 && t.tn > 0 && t.bm % t.tm == 0 && t.bn % t.tn == 0 && t.bm > 0 && t.bn > 0,
@@ -33,6 +38,8 @@ void check_tiling(const MatmulChoice& c) {
     require(t.bk > 0 && t.bk % 8 == 0, "scalar bk must be a multiple of 8");
   }
 }
+
+namespace {
 
 // Tokens per op: all of them unless the x or y window of all tokens exceeds the binding
 // range. A window may start up to offset_alignment - 4 bytes before its first column.
@@ -49,6 +56,19 @@ uint32_t tokens_per_piece(const ProjectionProblem& p, const BindingLimits& limit
 }
 
 }  // namespace
+
+SpecConstants matmul_tile_spec(const MatmulChoice& choice) {
+  SpecConstants spec;
+  if (choice.coopmat) {
+    const CoopmatTiling& t = choice.coop;
+    spec.set(0, int32_t(t.bm)).set(1, int32_t(t.bn)).set(2, int32_t(t.bk)).set(3, int32_t(t.wm)).set(4, int32_t(t.wn));
+    spec.set(7, int32_t(t.stages));
+  } else {
+    const ScalarTiling& t = choice.scalar;
+    spec.set(0, int32_t(t.bm)).set(1, int32_t(t.bn)).set(2, int32_t(t.bk)).set(3, int32_t(t.tm)).set(4, int32_t(t.tn));
+  }
+  return spec.set(5, int32_t(choice.threads()));
+}
 
 const char* matmul_kernel_name(WeightFormat format, bool coopmat) {
   switch (format) {
@@ -109,12 +129,7 @@ std::vector<Op> matmul_ops(const ProjectionProblem& p, const BindingLimits& limi
   require(p.cols % 8 == 0, "cols must be a multiple of 8 (the kernels decode 8 weights at a time)");
   require(p.x_stride % 4 == 0 && p.x_stride >= p.cols && p.y_stride >= p.rows,
           "x_stride must be a multiple of 4 and >= cols, y_stride >= rows");
-  check_tiling(choice);
-  if (choice.coopmat) {
-    require(choice.coop.bk % coopmat_weight_group(p.format) == 0,
-            std::string("coopmat bk must be a multiple of ") + std::to_string(coopmat_weight_group(p.format)) +
-                " for " + std::string(format_name(p.format)) + " (the weight groups its kernel decodes)");
-  }
+  check_matmul_choice(choice, p.format);
   const char* name = matmul_kernel_name(p.format, choice.coopmat);
   const Kernel* k = find_kernel(name);
   require(k != nullptr, std::string("kernel ") + name +
@@ -122,16 +137,8 @@ std::vector<Op> matmul_ops(const ProjectionProblem& p, const BindingLimits& limi
 
   const uint32_t bm = choice.coopmat ? choice.coop.bm : choice.scalar.bm;
   const uint32_t bn = choice.coopmat ? choice.coop.bn : choice.scalar.bn;
-  SpecConstants spec;
-  if (choice.coopmat) {
-    const CoopmatTiling& t = choice.coop;
-    spec.set(0, int32_t(t.bm)).set(1, int32_t(t.bn)).set(2, int32_t(t.bk)).set(3, int32_t(t.wm)).set(4, int32_t(t.wn));
-    spec.set(7, int32_t(t.stages));
-  } else {
-    const ScalarTiling& t = choice.scalar;
-    spec.set(0, int32_t(t.bm)).set(1, int32_t(t.bn)).set(2, int32_t(t.bk)).set(3, int32_t(t.tm)).set(4, int32_t(t.tn));
-  }
-  spec.set(5, int32_t(choice.threads())).set(6, p.accumulate ? 1 : 0);
+  SpecConstants spec = matmul_tile_spec(choice);
+  spec.set(6, p.accumulate ? 1 : 0);
 
   const uint32_t slice_rows = rows_per_slice(rb, p.rows, limits, device_rows_multiple(p.format));
   const uint32_t piece = tokens_per_piece(p, limits, bn);

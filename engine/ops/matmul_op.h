@@ -64,6 +64,16 @@ MatmulChoice choose_matmul(const DeviceInfo& info, WeightFormat format, bool all
 std::vector<Op> matmul_ops(const ProjectionProblem& problem, const BindingLimits& limits,
                            const MatmulChoice& choice = {});
 
+// Throws UsageError when `choice` breaks its kernel's divisibility rules for weights in
+// `format` (tiles that are not multiples of their blocks, a K step that splits the weight
+// groups, a coopmat subgroup narrower than 32).
+void check_matmul_choice(const MatmulChoice& choice, WeightFormat format);
+
+// The tiles and the workgroup size of `choice` as the matmul bodies' specialization constants
+// (0 to 5, and 7 for the coopmat stages); the caller adds its own (6: accumulate; 8: the
+// experts' input column).
+SpecConstants matmul_tile_spec(const MatmulChoice& choice);
+
 // "matmul_q4_k" or "matmul_coopmat_q4_k", ...
 const char* matmul_kernel_name(WeightFormat format, bool coopmat);
 

@@ -11,22 +11,42 @@
 #include "kernels/registry.h"
 
 namespace pb {
-namespace {
 
-// Experts per weight binding so that a slice fits the binding range and starts aligned.
-uint32_t experts_per_slice(uint64_t expert_bytes, uint32_t experts, const BindingLimits& limits) {
+uint32_t moe_experts_per_slice(uint64_t expert_bytes, uint32_t experts, const BindingLimits& limits,
+                               const char* op) {
   if (expert_bytes * experts <= limits.max_range) return experts;
   const uint64_t step = limits.offset_alignment / std::gcd(expert_bytes, limits.offset_alignment);
   uint64_t fit = limits.max_range / expert_bytes;
   fit -= fit % step;
   if (fit == 0) {
-    throw UsageError("moe_dmmv: one expert's " + std::to_string(expert_bytes) +
+    throw UsageError(std::string(op) + ": one expert's " + std::to_string(expert_bytes) +
                      " bytes (with the offset alignment) exceed the device's maxStorageBufferRange");
   }
   return static_cast<uint32_t>(fit);
 }
 
-}  // namespace
+uint64_t check_moe_problem(const MoeDmmvProblem& p, const char* op) {
+  const std::string who = op;
+  const uint64_t rb = row_bytes(p.format, p.cols);  // throws on a misfit cols
+  require_device_cols(p.format, p.cols, op);
+  if (p.rows % device_rows_multiple(p.format) != 0) {
+    throw UsageError(who + ": " + std::string(format_name(p.format)) + " experts need a multiple of " +
+                     std::to_string(device_rows_multiple(p.format)) + " rows each (the device layout groups rows " +
+                     "and every expert starts a group); got " + std::to_string(p.rows));
+  }
+  if (p.rows == 0 || p.x_stride % 4 != 0 || p.x_stride < p.cols || p.y_stride < p.rows) {
+    throw UsageError(who + ": needs rows > 0, x_stride a multiple of 4 and >= cols, y_stride >= rows");
+  }
+  if (p.x.offset % 16 != 0) throw UsageError(who + ": x must start at a multiple of 16 bytes");
+  const uint64_t expert_bytes = rb * p.rows;
+  if (!p.weights.buffer) throw UsageError(who + " weights: no buffer");
+  if (p.weights.bytes < expert_bytes * p.shape.n_experts) {
+    throw UsageError(who + " weights: " + std::to_string(p.shape.n_experts) + " experts need " +
+                     std::to_string(expert_bytes * p.shape.n_experts) + " bytes; the view has " +
+                     std::to_string(p.weights.bytes));
+  }
+  return expert_bytes;
+}
 
 const char* moe_dmmv_kernel_name(WeightFormat format) {
   switch (format) {
@@ -37,6 +57,11 @@ const char* moe_dmmv_kernel_name(WeightFormat format) {
     case WeightFormat::Q6_K: return "moe_dmmv_q6_k";
   }
   return "?";
+}
+
+MoeDmmvTuning moe_dmmv_tuning(const DeviceInfo& info, WeightFormat format, uint32_t ncols) {
+  if (format == WeightFormat::Q4_K && ncols == 1 && info.subgroup_size == 32) return MoeDmmvTuning{32, 2, 0};
+  return MoeDmmvTuning{};
 }
 
 uint32_t moe_num_cols(NumColsMode mode, uint32_t ncols) {
@@ -52,29 +77,12 @@ std::vector<Op> moe_dmmv_ops(const MoeDmmvProblem& p, const MoeRouting& routing,
                              const BindingLimits& limits, const MoeDmmvTuning& tuning) {
   const MoeShape& s = p.shape;
   const auto work_list = moe_work_list_reads(s, p.ncols, routing);  // checks E, K and C
-  const uint64_t rb = row_bytes(p.format, p.cols);                  // throws on a misfit cols
-  require_device_cols(p.format, p.cols, "moe_dmmv");
-  if (p.rows % device_rows_multiple(p.format) != 0) {
-    throw UsageError("moe_dmmv: " + std::string(format_name(p.format)) + " experts need a multiple of " +
-                     std::to_string(device_rows_multiple(p.format)) + " rows each (the device layout groups rows " +
-                     "and every expert starts a group); got " + std::to_string(p.rows));
-  }
-  if (p.rows == 0 || p.x_stride % 4 != 0 || p.x_stride < p.cols || p.y_stride < p.rows) {
-    throw UsageError("moe_dmmv: needs rows > 0, x_stride a multiple of 4 and >= cols, y_stride >= rows");
-  }
-  if (p.x.offset % 16 != 0) throw UsageError("moe_dmmv: x must start at a multiple of 16 bytes");
+  const uint64_t expert_bytes = check_moe_problem(p, "moe_dmmv");
   const uint32_t row_blocks = ceil_div(p.rows, tuning.rows);
   if (row_blocks > kMaxGroupsX) throw UsageError("moe_dmmv: more than 65535 row blocks");
   const uint32_t num_cols = tuning.num_cols != 0 ? tuning.num_cols : moe_num_cols(mode, p.ncols);
 
-  const uint64_t expert_bytes = rb * p.rows;
   const TensorView& weights = p.weights;
-  if (!weights.buffer) throw UsageError("moe_dmmv weights: no buffer");
-  if (weights.bytes < expert_bytes * s.n_experts) {
-    throw UsageError("moe_dmmv weights: " + std::to_string(s.n_experts) + " experts need " +
-                     std::to_string(expert_bytes * s.n_experts) + " bytes; the view has " +
-                     std::to_string(weights.bytes));
-  }
   const uint32_t x_cols = p.input == MoeInput::Token ? p.ncols : p.ncols * s.top_k;
   const uint32_t y_cols = p.ncols * s.top_k;
   const AlignedWindow x = aligned_window(
@@ -83,7 +91,7 @@ std::vector<Op> moe_dmmv_ops(const MoeDmmvProblem& p, const MoeRouting& routing,
       p.y, 0, column_span(p.y, y_cols, p.y_stride, p.rows, "moe_dmmv y").bytes, limits);
 
   const Kernel& k = kernel(moe_dmmv_kernel_name(p.format));
-  const uint32_t slice = experts_per_slice(expert_bytes, s.n_experts, limits);
+  const uint32_t slice = moe_experts_per_slice(expert_bytes, s.n_experts, limits, "moe_dmmv");
   std::vector<Op> ops;
   for (uint32_t e0 = 0; e0 < s.n_experts; e0 += slice) {
     const uint32_t count = std::min(slice, s.n_experts - e0);

@@ -9,6 +9,7 @@
 #include "engine/ops/binding_limits.h"
 #include "engine/ops/moe_routing_ops.h"
 #include "engine/ops/num_cols.h"
+#include "harness/device_info.h"
 #include "engine/quant/weight_format.h"
 #include "harness/op.h"
 
@@ -42,6 +43,13 @@ struct MoeDmmvTuning {
   uint32_t num_cols = 0;   // assignments per pass (spec NUM_COLS); 0: chosen from the mode
 };
 
+// The workgroup shape the engine takes for `format` at `ncols` tokens: Q4_K in decode as one
+// 32-wide subgroup of 2 rows where the device's subgroups are 32 wide (on an H200 at
+// qwen3-30b-a3b's shape, 12.2 against 16.1 us for gate and up, 13.9 against 19.4 for down:
+// docs/GPU_FIGURES.md); the default above elsewhere, where the moe_dmmv_tuning benchmarks
+// found no shape 5% faster.
+MoeDmmvTuning moe_dmmv_tuning(const DeviceInfo& info, WeightFormat format, uint32_t ncols);
+
 struct MoeDmmvPush {
   uint32_t rows;          // rows of one expert's matrix
   uint32_t cols;          // input length
@@ -67,6 +75,16 @@ uint32_t moe_num_cols(NumColsMode mode, uint32_t ncols);
 std::vector<Op> moe_dmmv_ops(const MoeDmmvProblem& problem, const MoeRouting& routing,
                              NumColsMode mode, const BindingLimits& limits,
                              const MoeDmmvTuning& tuning = {});
+
+// What moe_dmmv_ops and moe_matmul_ops check of a problem, in `op`'s name: the format's block
+// and device row groups, the strides, x's alignment and the weights' size. Returns the bytes
+// of one expert's matrix; throws UsageError naming what does not hold.
+uint64_t check_moe_problem(const MoeDmmvProblem& problem, const char* op);
+
+// Experts per weight binding, so that a slice fits the device's binding range and starts
+// aligned: all of them where they fit. Throws UsageError (naming `op`) when one does not.
+uint32_t moe_experts_per_slice(uint64_t expert_bytes, uint32_t experts, const BindingLimits& limits,
+                               const char* op);
 
 // The kernel name for a format: "moe_dmmv_q4_k", ...
 const char* moe_dmmv_kernel_name(WeightFormat format);

@@ -3,12 +3,14 @@
 // RoPE and KV write in front (kernels/attn_decode_rope.comp, as the engine's decode runs it;
 // Qwen3's form: NEOX rotation and a per-head norm), and causal prefill of a chunk
 // (kernels/attn_prefill.comp). The K/V cache rotates; q, the token's k and v, o and the split
-// scratch do not (they are small and, in the op stream, freshly written).
+// scratch do not (they are small and, in the op stream, freshly written). The int8 decode's
+// forms of both, which also quantize the output for the o-projection, run as *_quantize.
 #include <optional>
 
 #include "engine/ops/attention_decode_op.h"
 #include "engine/ops/attention_prefill_op.h"
 #include "engine/ops/attention_tile.h"
+#include "engine/ops/quantizing_producer.h"
 #include "kernels/bench/benchmarks.h"
 #include "kernels/bench/rotation.h"
 #include "kernels/bench/synthetic_fill.h"
@@ -55,7 +57,11 @@ AttentionDecodeRope rope_inputs(BenchEnv& env, BenchCase& c, const AttentionShap
   return {qk, v};
 }
 
-BenchCase decode_case(BenchEnv& env, uint32_t ctx, bool rope, const AttentionDecodeTuning& tuning = {}) {
+// `quantize`: the form int8 decode runs, whose last dispatch also writes the output's int8 blocks
+// for the o-projection (attention_decode_quantize_ops: attn_decode_quantize,
+// attn_decode_rope_quantize, or attn_merge_quantize after split partials).
+BenchCase decode_case(BenchEnv& env, uint32_t ctx, bool rope, const AttentionDecodeTuning& tuning = {},
+                      bool quantize = false) {
   BenchCase c;
   AttentionShape s = env.shapes().attention;
   s.max_ctx = ctx;
@@ -70,13 +76,21 @@ BenchCase decode_case(BenchEnv& env, uint32_t ctx, bool rope, const AttentionDec
   const BindingLimits limits = BindingLimits::of(env.info());
   std::optional<AttentionDecodeRope> own_token;
   if (rope) own_token = rope_inputs(env, c, s, TensorView::whole(q), ctx - 1);
+  const auto n = static_cast<uint32_t>(q_floats);
+  const QuantizedX qx =
+      quantize ? quantized_x_in(TensorView::whole(keep(c, Buffer(env.device(), quantized_x_bytes(n, 1, limits),
+                                                                 MemoryUse::Device, "o quantized"))),
+                                n, 1, limits)
+               : QuantizedX{};
   for (const KvCacheView& cache : kv_copies(env, c, s)) {
     const AttentionDecodeProblem p{
         s, cache, TensorView::whole(q), TensorView::whole(o), TensorView::whole(scratch), ctx - 1, own_token};
-    const auto ops = attention_decode_ops(p, limits, tuning);
+    const auto ops = quantize ? attention_decode_quantize_ops(p, qx, limits, tuning)
+                              : attention_decode_ops(p, limits, tuning);
     c.round.insert(c.round.end(), ops.begin(), ops.end());
   }
   c.cost = attention_decode_cost(s, ctx);
+  if (quantize) c.cost.bytes += 1.25 * double(q_floats);  // the int8 blocks: a byte and a 4-byte scale per 32
   return c;
 }
 
@@ -109,6 +123,12 @@ void register_attention_benchmarks(GpuBenchmarks& benchmarks) {
                    [=](BenchEnv& env) { return decode_case(env, ctx, false); });
     benchmarks.add("attn_decode_rope/" + shapes.attention_name() + "/ctx:" + std::to_string(ctx),
                    [=](BenchEnv& env) { return decode_case(env, ctx, true); });
+    if (quantizing_producers_compiled()) {  // int8 decode's forms
+      benchmarks.add("attn_decode_quantize/" + shapes.attention_name() + "/ctx:" + std::to_string(ctx),
+                     [=](BenchEnv& env) { return decode_case(env, ctx, false, {}, true); });
+      benchmarks.add("attn_decode_rope_quantize/" + shapes.attention_name() + "/ctx:" + std::to_string(ctx),
+                     [=](BenchEnv& env) { return decode_case(env, ctx, true, {}, true); });
+    }
   }
   // The decode kernel with the RoPE under each candidate tile and smallest split (which still
   // doubles toward the tuning's target workgroups on long contexts; short contexts are not run

@@ -1,20 +1,31 @@
 // The element-wise and reduction kernels at model widths, for a decode column and a prefill
 // chunk: rmsnorm, qk_norm_rope (Qwen3's per-head norms with NeoX RoPE, the costlier variant;
-// alone and with the KV write the forward pass fuses into it), glu (SwiGLU), the norm and GLU
-// forms that also quantize their output (where the build has them), and argmax over the
-// vocabulary (one workgroup, and the sliced form). Their inputs rotate like the others'; they
-// are small enough that the cache may hold them anyway, as it does in the op stream. And the
-// floor under all of them: a dispatch that zeroes 64 floats, so its time is what any dispatch
-// behind a global barrier costs (launch, drain, barrier) before it does any work; once with one
-// pipeline back to back, once alternating two (zero, then add 64 floats), as an op stream does.
+// alone and with the KV write the forward pass fuses into it), kv_write (that KV write alone,
+// kernels/kv_write.comp: what the fused form adds), glu (SwiGLU), the norm and GLU forms that
+// also quantize their output (where the build has them), add (the residual add in place, as the
+// shared expert's output and the post-norms reach the residual), sigmoid_mul (Qwen3.5's
+// attention output gate: a gate per element of the attention output, n_heads * head_dim wide),
+// and argmax over the vocabulary (one workgroup, and the sliced form). Their inputs rotate like
+// the others'; they are small enough that the cache may hold them anyway, as it does in the op
+// stream.
+//
+// And the floor under all of them: a dispatch that zeroes 64 floats, so its time is what any
+// dispatch behind a global barrier costs (launch, drain, barrier) before it does any work; once
+// with one pipeline back to back, once alternating two (zero, then add 64 floats), as an op
+// stream does.
+#include <string>
+#include <vector>
+
 #include "engine/ops/add_op.h"
 #include "engine/ops/argmax_op.h"
 #include "engine/ops/fill_zero_op.h"
 #include "engine/ops/glu_op.h"
+#include "engine/ops/kv_write_op.h"
 #include "engine/ops/qk_norm_rope_op.h"
 #include "engine/ops/quantizing_producer.h"
 #include "engine/ops/rope_kv_write_op.h"
 #include "engine/ops/rmsnorm_op.h"
+#include "engine/ops/sigmoid_mul_op.h"
 #include "harness/immediate.h"
 #include "kernels/bench/benchmarks.h"
 #include "kernels/bench/rotation.h"
@@ -128,6 +139,56 @@ BenchCase glu_case(BenchEnv& env, uint32_t n, uint32_t cols, bool quantize) {
   return c;
 }
 
+// The residual add in place (x += b; the shared expert's output, a post-norm's). x and b of a
+// copy are the two halves of one buffer (b starts on 256 bytes: n is a multiple of 64 floats).
+BenchCase add_case(BenchEnv& env, uint32_t n, uint32_t cols) {
+  BenchCase c;
+  const uint64_t floats = uint64_t(n) * cols;
+  for (const Buffer* xb : float_copies(env, c, 2 * floats, 12, "residual and addend")) {
+    const TensorView whole = TensorView::whole(*xb);
+    c.round.push_back(add_in_place_op(
+        AddInPlaceProblem{whole.slice(0, floats * 4), whole.slice(floats * 4, floats * 4), n, cols, n, n}));
+  }
+  c.cost = add_cost(n, cols);
+  return c;
+}
+
+// Qwen3.5's attention output gate: o (q's width, n_heads * head_dim) *= sigmoid(gate), a gate
+// per element. Gate and o of a copy are the two halves of one buffer.
+BenchCase sigmoid_mul_case(BenchEnv& env, uint32_t cols) {
+  BenchCase c;
+  const AttentionShape& s = env.shapes().attention;
+  const uint32_t q_dim = s.n_heads * s.head_dim;
+  const uint64_t floats = uint64_t(q_dim) * cols;
+  for (const Buffer* gate_o : float_copies(env, c, 2 * floats, 13, "gate and o")) {
+    const TensorView whole = TensorView::whole(*gate_o);
+    c.round.push_back(sigmoid_mul_op(SigmoidMulProblem{whole.slice(0, floats * 4), whole.slice(floats * 4, floats * 4),
+                                                       q_dim, cols, q_dim, q_dim, false}));
+  }
+  c.cost = sigmoid_mul_cost(q_dim, cols);
+  return c;
+}
+
+// The KV write alone, into a float16 cache of `cols` positions from position 0 (as
+// qk_norm_rope_kv's). k and v of a copy are the two halves of one buffer.
+BenchCase kv_write_case(BenchEnv& env, uint32_t cols) {
+  BenchCase c;
+  const AttentionShape& s = env.shapes().attention;
+  const uint32_t kv_dim = s.n_kv_heads * s.head_dim;
+  const uint64_t floats = uint64_t(kv_dim) * cols;
+  const uint64_t cache_bytes = floats * 2;  // max_ctx = cols
+  const Buffer& k_cache = keep(c, Buffer(env.device(), cache_bytes, MemoryUse::Device, "k cache"));
+  const Buffer& v_cache = keep(c, Buffer(env.device(), cache_bytes, MemoryUse::Device, "v cache"));
+  for (const Buffer* kv : float_copies(env, c, 2 * floats, 14, "k and v")) {
+    const TensorView whole = TensorView::whole(*kv);
+    c.round.push_back(kv_write_op(KvWriteProblem{whole.slice(0, floats * 4), whole.slice(floats * 4, floats * 4),
+                                                 TensorView::whole(k_cache), TensorView::whole(v_cache), s.n_kv_heads,
+                                                 s.head_dim, cols, 0, cols, kv_dim, kv_dim}));
+  }
+  c.cost = kv_write_cost(s, cols);
+  return c;
+}
+
 // `sliced`: argmax_sliced_op.
 BenchCase argmax_case(BenchEnv& env, uint32_t vocab, uint32_t cols, bool sliced) {
   BenchCase c;
@@ -185,6 +246,13 @@ void register_elementwise_benchmarks(GpuBenchmarks& benchmarks) {
                    [=](BenchEnv& env) { return qk_norm_rope_case(env, cols, true); });
     benchmarks.add("glu/n:" + std::to_string(ffn) + suffix,
                    [=](BenchEnv& env) { return glu_case(env, ffn, cols, false); });
+    benchmarks.add("kv_write/" + s.attention_name() + suffix,
+                   [=](BenchEnv& env) { return kv_write_case(env, cols); });
+    benchmarks.add("add/n:" + std::to_string(hidden) + suffix,
+                   [=](BenchEnv& env) { return add_case(env, hidden, cols); });
+    const uint32_t q_dim = s.attention.n_heads * s.attention.head_dim;
+    benchmarks.add("sigmoid_mul/n:" + std::to_string(q_dim) + suffix,
+                   [=](BenchEnv& env) { return sigmoid_mul_case(env, cols); });
     // The forms that also write the int8 input of the integer-dot DMMV that follows.
     if (quantizing_producers_compiled()) {
       benchmarks.add("rmsnorm_quantize/n:" + std::to_string(hidden) + suffix,

@@ -8,6 +8,8 @@
 
 #include "engine/ops/attention_shape.h"
 #include "engine/ops/matmul_cost.h"
+#include "engine/ops/ssm_shape.h"
+#include "engine/quant/weight_format.h"
 
 namespace pb::bench {
 
@@ -65,6 +67,97 @@ inline KernelCost glu_cost(uint64_t n, uint64_t cols) {
 // Greedy sampling: every logit read and compared once; a token id and a top-two record written.
 inline KernelCost argmax_cost(uint64_t vocab, uint64_t cols) {
   return {4.0 * double(vocab) * double(cols) + 20.0 * double(cols), double(vocab) * double(cols)};
+}
+
+// The residual add in place (x += b): x read and written, b read. One add per element.
+inline KernelCost add_cost(uint64_t n, uint64_t cols) {
+  return {3.0 * 4.0 * double(n) * double(cols), double(n) * double(cols)};
+}
+
+// Sigmoid gating in place with a gate per element (y *= sigmoid(g), the attention output
+// gate): g read, y read and written. Sigmoid and product counted as 5 operations (a negate, an
+// exp, an add, a divide, the product), as glu_cost counts SiLU.
+inline KernelCost sigmoid_mul_cost(uint64_t n, uint64_t cols) {
+  return {3.0 * 4.0 * double(n) * double(cols), 5.0 * double(n) * double(cols)};
+}
+
+// Appending `cols` columns of k and v to a float16 KV cache: k and v read as floats, written as
+// halves. The conversion is not counted as arithmetic.
+inline KernelCost kv_write_cost(const AttentionShape& s, uint64_t cols) {
+  const double elements = 2.0 * double(s.n_kv_heads) * s.head_dim * double(cols);  // k and v
+  return {(4.0 + 2.0) * elements, 0.0};
+}
+
+// Dequantization operations per weight, the smallest a format allows: none for floats, the
+// block scale for Q8_0, a scale and an offset (Q4_K: d * sc * q - dmin * m; Q6_K: d * sc *
+// (q - 32)) for the K-quants, their per-block factors counted as free.
+inline double dequant_flops(WeightFormat format) {
+  switch (format) {
+    case WeightFormat::F32:
+    case WeightFormat::F16:
+      return 0.0;
+    case WeightFormat::Q8_0:
+      return 1.0;
+    default:
+      return 2.0;
+  }
+}
+
+// Token embedding of `cols` tokens: only the rows the token ids select are read (one row of
+// `hidden` weights in `format` per column, not the table), the ids read (4 bytes each), x
+// written. Per element the dequantization and the embedding scale (1).
+inline KernelCost embed_cost(WeightFormat format, uint64_t hidden, uint64_t cols) {
+  const double row = double(tensor_bytes(format, 1, hidden));
+  const double bytes = double(cols) * (row + 4.0 + 4.0 * double(hidden));
+  return {bytes, (dequant_flops(format) + 1.0) * double(hidden) * double(cols)};
+}
+
+// The decode embedding that also writes the next RMSNorm's deferred int8 input (embed_norm):
+// embed_cost's one column, and the norm's weight read, the int8 form of x * w written (1.25
+// bytes per element: a byte and 8 bytes of scales per 32) and the block squares (4 bytes per
+// 32). Per element besides: x * w (1), x^2 accumulated (2), the block's absolute maximum (1)
+// and the scaling to int8 (1).
+inline KernelCost embed_norm_cost(WeightFormat format, uint64_t hidden) {
+  KernelCost c = embed_cost(format, hidden, 1);
+  c.bytes += double(hidden) * (4.0 + 1.25 + 4.0 / 32.0);
+  c.flops += 5.0 * double(hidden);
+  return c;
+}
+
+// Gated DeltaNet causal conv1d + SiLU over `tokens` columns of the q, k, v channels: x read and
+// y written, the taps [channels][K] read, the carried state [channels][K - 1] read and written
+// (each once per chunk: it stays in registers across the tokens). Per output a K-tap dot
+// product (2K) and SiLU (4: a negate, an exp, an add, a divide).
+inline KernelCost ssm_conv_cost(const SsmShape& s, uint64_t tokens) {
+  const double outputs = double(s.channels()) * double(tokens);
+  const double state = double(s.conv_state_floats());
+  const double bytes = 4.0 * (2.0 * outputs + double(s.conv_weight_floats()) + 2.0 * state);
+  return {bytes, (2.0 * s.conv_width + 4.0) * outputs};
+}
+
+// Gated DeltaNet recurrence over `tokens` columns: the state S [Hv][dk][dv] read once and
+// written once per chunk (the kernel keeps it in registers across the tokens); per token the
+// conv output's q, k and v (the channels), b and a (Hv each) read and o (Hv * dv) written; A_log
+// and dt_bias (Hv each) read. The q and k heads each value head of a group re-reads are served
+// by the cache, not counted. FLOPs per token and value head: per element of S the decay (1),
+// S^T k (2), the rank-one update (2) and S^T q (2); per element of v the delta (4: a subtract,
+// beta and the two k scales) and o's q scale (1). Per token the q and k l2 norms (2 per
+// element of each). The per-head gates (sigmoid, softplus, exps) are counted as free.
+inline KernelCost ssm_delta_cost(const SsmShape& s, uint64_t tokens) {
+  const double t = double(tokens), hv = double(s.value_heads);
+  const double state = double(s.delta_state_floats());
+  const double per_token = double(s.channels()) + 2.0 * hv + double(s.value_dim());
+  const double bytes = 4.0 * (2.0 * state + t * per_token + 2.0 * hv);
+  const double flops = t * (7.0 * state + 5.0 * double(s.value_dim()) + 4.0 * double(s.key_dim()));
+  return {bytes, flops};
+}
+
+// Gated RMSNorm of the DeltaNet output over `tokens` columns: o and z read, y written (Hv * dv
+// each), the dv weights read once. Per element a square-accumulate (2), the scale by the norm
+// and the weight (2), SiLU of z (4) and the gating product (1).
+inline KernelCost ssm_gnorm_cost(const SsmShape& s, uint64_t tokens) {
+  const double elements = double(s.value_dim()) * double(tokens);
+  return {4.0 * (3.0 * elements + double(s.d_v)), 9.0 * elements};
 }
 
 }  // namespace pb::bench

@@ -34,6 +34,9 @@ int main(int argc, char** argv) {
     pb::bench::register_matmul_benchmarks(benchmarks);
     pb::bench::register_attention_benchmarks(benchmarks);
     pb::bench::register_elementwise_benchmarks(benchmarks);
+    pb::bench::register_embed_benchmarks(benchmarks);
+    pb::bench::register_moe_benchmarks(benchmarks);
+    pb::bench::register_ssm_benchmarks(benchmarks);
     pb::bench::register_read_floor_benchmarks(benchmarks);
     pb::bench::register_sequence_benchmarks(benchmarks);
 

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "engine/ops/attention_shape.h"
+#include "engine/ops/moe_shape.h"
+#include "engine/ops/ssm_shape.h"
 
 namespace pb::bench {
 
@@ -34,6 +36,16 @@ struct ShapeSet {
   uint32_t ffn = 0;                       // glu width
   uint32_t vocab = 0;                     // argmax width
   std::vector<uint32_t> activation_cols;  // columns of the element-wise benchmarks: decode, prefill
+  // The MoE FFN of moe_model (experts, top-k, expert width) at its hidden width, for decode
+  // (moe_tokens[0] = 1) and for prefill chunks of the other moe_tokens.
+  std::string moe_model;
+  MoeShape moe;
+  uint32_t moe_hidden = 0;
+  std::vector<uint32_t> moe_tokens;
+  // The Gated DeltaNet layer of ssm_model, for decode and a prefill chunk of ssm_tokens.back().
+  std::string ssm_model;
+  SsmShape ssm;
+  std::vector<uint32_t> ssm_tokens;
 
   std::string attention_name() const;  // "h32kv8d128"
 };

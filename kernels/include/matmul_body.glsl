@@ -64,6 +64,9 @@ void store_tiles(uint k0) {
 void main() {
   const uint row0 = gl_WorkGroupID.y * BM;
   const uint col0 = gl_WorkGroupID.x * BN;
+#ifdef MOE_MATMUL
+  if (!moe_item_begin(col0)) return;  // uniform: the whole workgroup leaves before any barrier
+#endif
   const uint tr = gl_LocalInvocationID.x % (BM / TM), tc = gl_LocalInvocationID.x / (BM / TM);
   [[unroll]] for (uint i = 0; i < TM * TN; ++i) acc[i] = 0.0;
 

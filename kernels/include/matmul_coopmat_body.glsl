@@ -106,6 +106,7 @@ void store_tiles(uint buf, uint k0) {
 // through the block's staging tile, stage[block * 256 + c * 16 + r] holding row r, token c,
 // so that each element is guarded. The branch is uniform in the subgroup.
 void store_result(ACC result, uint block, uint row, uint token) {
+#ifndef MOE_MATMUL  // the experts' tokens are scattered columns: element by element below
   if (row + 16 <= pc.rows && token + 16 <= pc.ncols) {
     const uint at = pc.y_offset + token * pc.y_stride + pc.row_base + row;
     if (ACCUMULATE != 0) {
@@ -116,6 +117,7 @@ void store_result(ACC result, uint block, uint row, uint token) {
     coopMatStore(result, y, at, pc.y_stride, gl_CooperativeMatrixLayoutColumnMajor);
     return;
   }
+#endif
   coopMatStore(result, stage, block * 256, 16, gl_CooperativeMatrixLayoutColumnMajor);
   subgroupMemoryBarrierShared();
   subgroupBarrier();
@@ -148,6 +150,9 @@ void store_result(ACC result, uint block, uint row, uint token) {
 void main() {
   const uint row0 = gl_WorkGroupID.y * BM;
   const uint col0 = gl_WorkGroupID.x * BN;
+#ifdef MOE_MATMUL
+  if (!moe_item_begin(col0)) return;  // uniform: the whole workgroup leaves before any barrier
+#endif
   const uint steps = (pc.cols + BK - 1) / BK;
   // One pass when the workgroup has BLOCKS subgroups (see above); gl_NumSubgroups is uniform,
   // so every invocation takes the barriers below equally often.

@@ -17,6 +17,59 @@
 layout(binding = 1) readonly buffer X { vec4 x4[]; };  // column c at c * x_stride floats
 layout(binding = 2) buffer Y { float y[]; };            // column c at c * y_stride floats
 
+#ifdef MOE_MATMUL
+// The experts' form (kernels/moe_matmul_*.comp; engine/ops/moe_matmul_op.h): workgroup z is
+// work item z of moe_group.comp (an expert and the assignments routed to it), and the tile's
+// tokens are that item's assignments, gathered from x and scattered to y by index: the input
+// column of assignment a is the token a / K for gate and up (INPUT_PER_ASSIGNMENT 0) or a
+// itself for down (1); its output column is a. The weight binding stacks expert_count experts
+// of `rows` rows from expert_first. Items past the counter, of another slice's experts, or
+// with fewer assignments than the workgroup's first token, leave at once.
+layout(constant_id = 8) const int INPUT_PER_ASSIGNMENT = 0;
+layout(binding = 3) readonly buffer Items { uvec4 items[]; };  // (expert, count, first, 0)
+layout(binding = 4) readonly buffer Assignments { uint assignments[]; };  // grouped by expert
+layout(binding = 5) readonly buffer Counter { uint counter[]; };          // [0]: n_items
+
+layout(push_constant) uniform Push {  // the expert DMMV's block (engine MoeDmmvPush)
+  uint rows;          // rows of one expert's matrix
+  uint cols;          // K: input length, a multiple of 8 (and of the block size)
+  uint top_k;         // K of the routing: assignment a belongs to token a / top_k
+  uint x_stride;      // floats between x columns, a multiple of 4
+  uint y_stride;      // floats between y columns
+  uint x_offset;      // floats from the x binding's start to column 0, a multiple of 4
+  uint y_offset;      // floats from the y binding's start to column 0
+  uint expert_first;  // expert held first by this dispatch's weight binding
+  uint expert_count;  // experts in that binding
+} pc;
+
+uint item_row0;   // the item's expert's first row in the weight binding
+uint item_count;  // its assignments: the tokens of its tile
+uint item_first;  // where they start in assignments[]
+
+// Sets the item's globals for the workgroup whose first token is col0; false (uniform over the
+// workgroup) when it has nothing to compute.
+bool moe_item_begin(uint col0) {
+  const uint item = gl_WorkGroupID.z;
+  if (item >= counter[0]) return false;
+  const uvec4 it = items[item];
+  if (it.x < pc.expert_first || it.x - pc.expert_first >= pc.expert_count || col0 >= it.y) return false;
+  item_row0 = (it.x - pc.expert_first) * pc.rows;
+  item_count = it.y;
+  item_first = it.z;
+  return true;
+}
+
+uint moe_x_column(uint c) {
+  const uint a = assignments[item_first + c];
+  return INPUT_PER_ASSIGNMENT != 0 ? a : a / pc.top_k;
+}
+#define MATMUL_X_COLUMN(c) moe_x_column(c)
+#define MATMUL_Y_COLUMN(c) assignments[item_first + (c)]
+#define MATMUL_NCOLS item_count
+#define MATMUL_ROW_BASE 0u
+#define MATMUL_WEIGHT_ROW(row) (item_row0 + (row))
+#define MATMUL_WEIGHT_ROWS (pc.expert_count * pc.rows)
+#else
 layout(push_constant) uniform Push {
   uint rows;      // rows of this dispatch's weight slice
   uint cols;      // K: input length, a multiple of 8 (and of the block size)
@@ -27,6 +80,15 @@ layout(push_constant) uniform Push {
   uint x_offset;  // floats from the x binding's start to column 0, a multiple of 4
   uint y_offset;  // floats from the y binding's start to column 0
 } pc;
+
+// Macros, not functions, so the dense kernels' SPIR-V stays what it was before the experts' form.
+#define MATMUL_X_COLUMN(c) (c)
+#define MATMUL_Y_COLUMN(c) (c)
+#define MATMUL_NCOLS pc.ncols
+#define MATMUL_ROW_BASE pc.row_base
+#define MATMUL_WEIGHT_ROW(row) (row)
+#define MATMUL_WEIGHT_ROWS pc.rows
+#endif
 
 // A tile step is BM * BK / MATMUL_GROUP weight groups (MATMUL_GROUP consecutive weights of one
 // row, so neighbouring threads read neighbouring bytes of a row) and BN * BK / 4 activation
@@ -61,20 +123,22 @@ void fetch_tiles(uint row0, uint col0, uint k0) {
     const uint g = w_group_of(i);
     const uint row = row0 + w_group_row(g), k = k0 + w_group_k(g);
     w_reg[i] = matmul_zero_group();
-    if (g < W_GROUPS && row < pc.rows && k < pc.cols) w_reg[i] = matmul_fetch_group(row, k, pc.cols, pc.rows);
+    if (g < W_GROUPS && row < pc.rows && k < pc.cols) {
+      w_reg[i] = matmul_fetch_group(MATMUL_WEIGHT_ROW(row), k, pc.cols, MATMUL_WEIGHT_ROWS);
+    }
   }
   [[unroll]] for (uint i = 0; i < X_PER_THREAD; ++i) {
     const uint v = x_vec_of(i);
     const uint c = col0 + x_vec_token(v), k = k0 + x_vec_k(v);
     x_reg[i] = vec4(0.0);
-    if (v < X_VECS && c < pc.ncols && k < pc.cols) x_reg[i] = x4[(pc.x_offset + c * pc.x_stride + k) >> 2];
+    if (v < X_VECS && c < MATMUL_NCOLS && k < pc.cols) x_reg[i] = x4[(pc.x_offset + MATMUL_X_COLUMN(c) * pc.x_stride + k) >> 2];
   }
 }
 
 // Writes (or, with `accumulate`, adds) one result; skips rows and tokens outside the problem.
 void matmul_store(uint row, uint c, float value, bool accumulate) {
-  if (row >= pc.rows || c >= pc.ncols) return;
-  const uint at = pc.y_offset + c * pc.y_stride + pc.row_base + row;
+  if (row >= pc.rows || c >= MATMUL_NCOLS) return;
+  const uint at = pc.y_offset + MATMUL_Y_COLUMN(c) * pc.y_stride + MATMUL_ROW_BASE + row;
   y[at] = accumulate ? y[at] + value : value;
 }
 

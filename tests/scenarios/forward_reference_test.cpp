@@ -124,6 +124,9 @@ std::vector<ForwardCase> cases() {
     for (auto prefill : strategies) list.push_back({model, prefill, BarrierPolicy::Ledger, 4});
     list.push_back({model, PrefillStrategy::Batched, BarrierPolicy::Global, 32});
   }
+  // A whole prompt in one chunk, so an expert serves several tokens: through the experts'
+  // matmul where the device has cooperative matrices, through the expert DMMV elsewhere.
+  list.push_back({"tiny-moe", PrefillStrategy::Matmul, BarrierPolicy::Ledger, 32});
   // int8 DMMV inputs where the build and the device have integer dot products (the suite
   // asserts elsewhere, dmmv_intdot_test, that a build without them refuses the axis). The
   // matmul prefill stays float, so its case checks the mixed stream against the int8 reference

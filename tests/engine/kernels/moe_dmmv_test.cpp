@@ -8,13 +8,10 @@
 // sum_k |w_k x_k| + 1e-6.
 #include <gtest/gtest.h>
 
-#include <cmath>
-
 #include "engine/ops/moe_cost.h"
 #include "engine/ops/moe_dmmv_op.h"
-#include "engine/reference/moe_ref.h"
 #include "harness/errors.h"
-#include "tests/engine/kernels/moe_fixture.h"
+#include "tests/engine/kernels/moe_projection_check.h"
 
 namespace pb::test {
 namespace {
@@ -27,6 +24,7 @@ struct MoeDmmvCase {
   uint32_t num_cols;        // MoeDmmvTuning::num_cols; 0 = from the mode
   NumColsMode mode;
   uint32_t slice_experts;   // > 0: a binding range of this many experts' weights
+  MoeDmmvTuning shape = {};  // threads and rows per workgroup (num_cols above)
 };
 
 void PrintTo(const MoeDmmvCase& c, std::ostream* os) {
@@ -34,66 +32,24 @@ void PrintTo(const MoeDmmvCase& c, std::ostream* os) {
       << c.experts << " K=" << c.top_k << " C=" << c.ncols << " pool=" << c.pool << " " << c.rows
       << "x" << c.cols << " num_cols=" << c.num_cols << " " << c.mode.name();
   if (c.slice_experts) *os << " slices of " << c.slice_experts;
+  *os << " threads " << c.shape.threads << " rows " << c.shape.rows;
 }
 
 class MoeDmmvTest : public GpuTest, public ::testing::WithParamInterface<MoeDmmvCase> {};
 
 TEST_P(MoeDmmvTest, MatchesTheReference) {
   const MoeDmmvCase& p = GetParam();
-  std::mt19937 rng(321 + p.ncols + p.rows + static_cast<uint32_t>(p.format));
-  const MoeShape shape{p.experts, p.top_k, 0, 0, true};
-  const uint32_t n = p.ncols * p.top_k;
-  const std::vector<uint32_t> routes = random_routes(p.ncols, p.top_k, p.pool, rng);
-  StackedExperts w = random_experts(p.format, p.experts, p.rows, p.cols, 0.05f, rng);
-  const std::vector<float> dequantized = w.dequantized;  // the selected experts' values
-  ASSERT_GE(poison_unselected(w.bytes, p.experts, routes), p.experts - p.pool);
-
-  const bool per_assignment = p.input == MoeInput::Assignment;
-  const uint32_t x_cols = per_assignment ? n : p.ncols;
-  const uint32_t x_stride = p.cols + 4, y_stride = p.rows + 3;
-  const auto x = random_columns(p.cols, x_cols, x_stride, -1.0f, 1.0f, rng);
-  const std::vector<float> y0(size_t(n) * y_stride, kPadding);
-
-  RoutingBuffers rb = make_routing(shape, p.ncols);
-  upload_u32(rb.routing.route_e, routes);
-  Buffer wb = upload_weights(p.format, p.cols, w.bytes, "experts"), xb = upload_floats(x, "x"), yb = upload_floats(y0, "y");
-  BindingLimits limits = BindingLimits::of(device().info());
-  const uint64_t expert_bytes = row_bytes(p.format, p.cols) * p.rows;
-  if (p.slice_experts) limits.max_range = expert_bytes * p.slice_experts;
-  const MoeDmmvProblem problem{p.format, TensorView::whole(wb), TensorView::whole(xb),
-                               TensorView::whole(yb), shape, p.rows, p.cols, p.ncols, x_stride,
-                               y_stride, p.input};
-  MoeDmmvTuning tuning;
+  MoeDmmvTuning tuning = p.shape;
   tuning.num_cols = p.num_cols;
-  std::vector<Op> ops{moe_group_op(shape, p.ncols, rb.routing)};
-  for (Op& op : moe_dmmv_ops(problem, rb.routing, p.mode, limits, tuning)) ops.push_back(op);
+  const std::vector<Op> ops = check_moe_projection(
+      {p.format, p.input, p.experts, p.top_k, p.ncols, p.pool, p.rows, p.cols, p.slice_experts},
+      [&](const MoeDmmvProblem& problem, const MoeRouting& routing, const BindingLimits& limits) {
+        return moe_dmmv_ops(problem, routing, p.mode, limits, tuning);
+      },
+      2e-5);
   if (p.slice_experts) {
-    ASSERT_EQ(ops.size(), 1 + (p.experts + p.slice_experts - 1) / p.slice_experts);
+    EXPECT_EQ(ops.size(), (p.experts + p.slice_experts - 1) / p.slice_experts);
   }
-  run_ops(ops, BarrierPolicy::Ledger);
-  const auto gpu = download_floats(yb, y0.size());
-
-  std::vector<float> expected = y0;
-  ref::moe_dmmv(p.format, w.bytes, p.rows, p.cols, routes, p.top_k, per_assignment, x, x_stride,
-                expected, y_stride);
-  expect_padding_kept(gpu, y0, p.rows, y_stride, "y");
-  double worst = 0;
-  for (uint32_t a = 0; a < n; ++a) {
-    const float* xc = x.data() + size_t(per_assignment ? a : a / p.top_k) * x_stride;
-    const float* we = dequantized.data() + size_t(routes[a]) * p.rows * p.cols;
-    for (uint32_t r = 0; r < p.rows; ++r) {
-      double magnitude = 0;
-      for (uint32_t k = 0; k < p.cols; ++k) {
-        magnitude += std::fabs(double(we[size_t(r) * p.cols + k]) * xc[k]);
-      }
-      const size_t at = size_t(a) * y_stride + r;
-      ASSERT_TRUE(std::isfinite(gpu[at])) << "assignment " << a << " row " << r
-                                          << ": a poisoned expert was read";
-      ASSERT_NEAR(gpu[at], expected[at], 2e-5 * magnitude + 1e-6) << "assignment " << a << " row " << r;
-      worst = std::max(worst, std::fabs(double(gpu[at]) - expected[at]) / (magnitude + 1e-6));
-    }
-  }
-  record_worst("worst_error_per_magnitude", worst);
 }
 
 std::vector<MoeDmmvCase> cases() {
@@ -112,6 +68,11 @@ std::vector<MoeDmmvCase> cases() {
   }
   list.push_back({WeightFormat::Q4_K, MoeInput::Token, 8, 3, 13, 6, 37, 256, 0, spec, 0});      // 8
   list.push_back({WeightFormat::Q4_K, MoeInput::Assignment, 8, 3, 13, 6, 37, 256, 0, shared32, 0});
+  // The shape moe_dmmv_tuning gives Q4_K decode on 32-wide subgroups (one subgroup of 2 rows),
+  // and the other candidates' extremes.
+  list.push_back({WeightFormat::Q4_K, MoeInput::Token, 16, 4, 1, 12, 21, 256, 0, spec, 0, {32, 2}});
+  list.push_back({WeightFormat::Q4_K, MoeInput::Assignment, 16, 4, 1, 12, 21, 256, 0, spec, 0, {32, 2}});
+  list.push_back({WeightFormat::Q6_K, MoeInput::Token, 8, 3, 13, 6, 40, 256, 4, spec, 0, {256, 8}});
   list.push_back({WeightFormat::Q8_0, MoeInput::Token, 16, 2, 6, 14, 40, 256, 2, spec, 3});
   list.push_back({WeightFormat::Q6_K, MoeInput::Assignment, 16, 2, 6, 14, 40, 256, 2, spec, 5});
   return list;
@@ -133,6 +94,17 @@ TEST(MoeDmmvOps, Q6_KExpertsOfPartialRowGroupsAreRefused) {
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("multiple of 8 rows"), std::string::npos) << e.what();
   }
+}
+
+TEST(MoeDmmvOps, Q4_KDecodeTakesOneSubgroupOfTwoRowsWhereSubgroupsAre32Wide) {
+  DeviceInfo info = device().info();
+  info.subgroup_size = 32;
+  EXPECT_EQ(moe_dmmv_tuning(info, WeightFormat::Q4_K, 1).threads, 32u);
+  EXPECT_EQ(moe_dmmv_tuning(info, WeightFormat::Q4_K, 1).rows, 2u);
+  EXPECT_EQ(moe_dmmv_tuning(info, WeightFormat::Q4_K, 64).threads, MoeDmmvTuning{}.threads);
+  EXPECT_EQ(moe_dmmv_tuning(info, WeightFormat::Q8_0, 1).threads, MoeDmmvTuning{}.threads);
+  info.subgroup_size = 64;
+  EXPECT_EQ(moe_dmmv_tuning(info, WeightFormat::Q4_K, 1).threads, MoeDmmvTuning{}.threads);
 }
 
 TEST(MoeDmmvOps, ColumnChoiceFollowsTheMode) {

@@ -1,0 +1,320 @@
+// The mixture-of-experts kernels at the MoE preset's shape (ShapeSet::moe_model), for a decode
+// token and prefill chunks: the top-k routing (kernels/moe_topk.comp), the grouping of
+// assignments by expert (moe_group.comp), the expert DMMVs (moe_dmmv_*.comp) and, for chunks,
+// the experts' tiled matmul (moe_matmul_*.comp, coopmat/moe_matmul_coopmat_*.comp) in each
+// format a model's experts come in, and the weighted accumulation into the residual
+// (moe_acc.comp); the DMMV's workgroup shapes and the matmul's cooperative-matrix tiles as
+// tuning families.
+//
+// An expert DMMV reads only the experts its tokens chose, so rotating copies of the stacked
+// weights alone would not keep it honest: one decode token reads 8 of 128 experts (7 MB of a
+// 113 MB Q4_K tensor), and a few copies of that fit in an H100's L2. Each invocation therefore
+// has a routing of its own, from router logits of its own, over a copy of its own (the copies
+// cycle): enough invocations that the expert bytes they read, summed, pass the rotation total.
+// The routings are built on the device by the engine's own topk and group kernels before timing,
+// and the bytes model counts the experts each one selected (read back), not the whole tensor.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "engine/ops/moe_acc_op.h"
+#include "engine/ops/moe_cost.h"
+#include "engine/ops/moe_dmmv_op.h"
+#include "engine/ops/moe_matmul_op.h"
+#include "engine/ops/moe_routing_ops.h"
+#include "harness/immediate.h"
+#include "harness/transfer.h"
+#include "kernels/bench/benchmarks.h"
+#include "kernels/bench/rotation.h"
+#include "kernels/bench/synthetic_fill.h"
+
+namespace pb::bench {
+namespace {
+
+constexpr WeightFormat kExpertFormats[] = {WeightFormat::F16, WeightFormat::Q8_0, WeightFormat::Q4_K,
+                                           WeightFormat::Q6_K};
+
+// The routing kernels' bytes and FLOPs model (compulsory traffic, as kernel_cost.h counts it).
+// topk: C tokens' E logits read, K expert ids and weights written per token; per logit the
+// softmax (max, exp, sum, divide: 4) and K selection passes over E (one compare each).
+KernelCost moe_topk_cost(uint32_t experts, uint32_t top_k, uint32_t tokens) {
+  return {4.0 * experts * tokens + 8.0 * top_k * tokens, (4.0 + top_k) * experts * tokens};
+}
+
+// group: the C*K expert ids read; the work list (an item of 16 bytes per distinct expert, at
+// most min(E, C*K)), the C*K grouped assignments and the counter written; one count per
+// assignment.
+KernelCost moe_group_cost(uint32_t experts, uint32_t top_k, uint32_t tokens) {
+  const double assignments = double(top_k) * tokens;
+  return {4.0 * assignments + 16.0 * std::min<double>(experts, assignments) + 4.0 * assignments + 4.0,
+          assignments};
+}
+
+// acc: the C*K expert outputs of n floats and their route weights read, the C residual columns
+// read and written; a multiply-add per output element.
+KernelCost moe_acc_cost(uint32_t n, uint32_t top_k, uint32_t tokens) {
+  const double assignments = double(top_k) * tokens;
+  return {4.0 * (assignments * n + assignments + 2.0 * n * tokens), 2.0 * assignments * n};
+}
+
+// The two expert projections: gate (and up, the same shape: F rows of hidden) read the token's
+// normed state; down (hidden rows of F) reads each (token, choice) pair's activated state.
+enum class ExpertRole { Gate, Down };
+
+struct ExpertMatrix {
+  uint32_t rows = 0;
+  uint32_t cols = 0;
+  MoeInput input = MoeInput::Token;
+};
+
+ExpertMatrix expert_matrix(const ShapeSet& s, ExpertRole role) {
+  if (role == ExpertRole::Gate) return {s.moe.expert_ffn, s.moe_hidden, MoeInput::Token};
+  return {s.moe_hidden, s.moe.expert_ffn, MoeInput::Assignment};
+}
+
+std::string shape_name(const ShapeSet& s, ExpertRole role) {
+  const ExpertMatrix m = expert_matrix(s, role);
+  return std::string(role == ExpertRole::Gate ? "gate" : "down") + ":" + std::to_string(s.moe.n_experts) + "x" +
+         std::to_string(m.rows) + "x" + std::to_string(m.cols);
+}
+
+std::string routing_name(const ShapeSet& s, uint32_t tokens) {
+  return "top:" + std::to_string(s.moe.top_k) + "/tokens:" + std::to_string(tokens);
+}
+
+// A routing of `tokens` tokens in a buffer of its own, made on the device from synthetic router
+// logits `seed` by the engine's topk and group kernels; its counter (the distinct experts) read
+// back.
+struct Routing {
+  MoeRouting views;
+  uint32_t experts = 0;
+};
+
+Routing make_routing(BenchEnv& env, BenchCase& c, Transfer& transfer, uint32_t tokens, uint32_t seed) {
+  const MoeShape& m = env.shapes().moe;
+  const uint64_t alignment = env.info().min_storage_buffer_offset_alignment;
+  const Buffer& logits = keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32,
+                                                  uint64_t(m.n_experts) * tokens, seed, "router logits"));
+  const Buffer& buffer =
+      keep(c, Buffer(env.device(), moe_routing_bytes(m, tokens, alignment), MemoryUse::Device, "routing"));
+  Routing r{moe_routing_in(TensorView::whole(buffer), m, tokens, alignment), 0};
+  const Op ops[] = {moe_topk_op(m, TensorView::whole(logits), m.n_experts, tokens, r.views),
+                    moe_group_op(m, tokens, r.views)};
+  run_immediately(env.device(), env.pipelines(), ops);
+  r.experts = transfer.download_as<uint32_t>(*r.views.counter.buffer, r.views.counter.offset, 1)[0];
+  return r;
+}
+
+// Invocations of an expert DMMV with their own routings: enough that the experts they read
+// pass the rotation total (an expected n_items per invocation), at most kMaxRotationCopies;
+// weight copies as rotation_copies gives for the whole stacked tensor.
+uint32_t expert_invocations(BenchEnv& env, uint64_t expert_bytes, uint32_t tokens) {
+  if (env.input_cache() == InputCache::Hot) return 1;
+  if (env.is_cpu_device()) return kCpuRotationCopies;
+  const MoeShape& m = env.shapes().moe;
+  const double read = expert_bytes * expected_distinct_experts(m.n_experts, m.top_k, tokens);
+  const auto wanted = static_cast<uint32_t>(std::ceil(double(kRotationBytes) / read));
+  return std::clamp<uint32_t>(wanted, 2, kMaxRotationCopies);
+}
+
+// The expert projection's ops for one invocation: the DMMV (with `tuning`; unset, the engine's
+// moe_dmmv_tuning), or with `matmul` set the experts' tiled matmul with that choice.
+struct ExpertKernel {
+  std::optional<MoeDmmvTuning> tuning;
+  std::optional<MatmulChoice> matmul;
+};
+
+BenchCase moe_dmmv_case(BenchEnv& env, WeightFormat format, ExpertRole role, uint32_t tokens,
+                        const ExpertKernel& kernel = {}) {
+  BenchCase c;
+  const ShapeSet& s = env.shapes();
+  const MoeShape& m = s.moe;
+  const ExpertMatrix w = expert_matrix(s, role);
+  const BindingLimits limits = BindingLimits::of(env.info());
+  // The experts stacked as one tensor of E * rows rows, as the model stores them.
+  const auto weights = env.weights().get(env.device(), env.pipelines(), format, m.n_experts * w.rows, w.cols);
+  c.resources.push_back(weights);
+  const uint32_t assignments = tokens * m.top_k;
+  const uint32_t x_columns = w.input == MoeInput::Token ? tokens : assignments;
+  const uint32_t x_stride = (w.cols + 3) / 4 * 4, y_stride = (w.rows + 3) / 4 * 4;
+  const Buffer& x = keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32,
+                                             uint64_t(x_stride) * x_columns, 40, "expert x"));
+  const Buffer& y = keep(c, Buffer(env.device(), uint64_t(y_stride) * assignments * 4, MemoryUse::Device, "expert y"));
+  const uint64_t expert_bytes = tensor_bytes(format, w.rows, w.cols);
+  c.invocations = expert_invocations(env, expert_bytes, tokens);
+  double experts_read = 0;
+  Transfer transfer(env.device(), 4096);
+  for (uint32_t i = 0; i < c.invocations; ++i) {
+    const Routing r = make_routing(env, c, transfer, tokens, 1000 + i);
+    const Buffer& copy = weights->copies[i % weights->copies.size()];
+    const MoeDmmvProblem p{format,   TensorView::whole(copy), TensorView::whole(x), TensorView::whole(y), m, w.rows,
+                           w.cols,   tokens,                  x_stride,             y_stride,             w.input};
+    std::vector<Op> ops = kernel.matmul ? moe_matmul_ops(p, r.views, limits, *kernel.matmul)
+                                        : moe_dmmv_ops(p, r.views, NumColsMode{}, limits,
+                                                       kernel.tuning.value_or(moe_dmmv_tuning(env.info(), format, tokens)));
+    for (Op& op : ops) c.round.push_back(std::move(op));
+    experts_read += r.experts;
+  }
+  const MoeDmmvCost cost =
+      moe_dmmv_cost(format, w.rows, w.cols, 1, assignments, x_columns);  // the weights of one expert
+  const double experts = experts_read / c.invocations;
+  c.cost = {cost.weight_bytes * experts + cost.x_bytes + cost.y_bytes, cost.flops};
+  return c;
+}
+
+// `tokens` tokens' router logits rotate; the routing they are written into does not (it is a
+// few hundred bytes, freshly written in the op stream).
+BenchCase topk_case(BenchEnv& env, uint32_t tokens) {
+  BenchCase c;
+  const MoeShape& m = env.shapes().moe;
+  const uint64_t alignment = env.info().min_storage_buffer_offset_alignment;
+  const Buffer& buffer =
+      keep(c, Buffer(env.device(), moe_routing_bytes(m, tokens, alignment), MemoryUse::Device, "routing"));
+  const MoeRouting routing = moe_routing_in(TensorView::whole(buffer), m, tokens, alignment);
+  const uint64_t logits = uint64_t(m.n_experts) * tokens;
+  c.invocations = rotation_copies(env.info(), 4 * logits, env.input_cache());
+  for (uint32_t i = 0; i < c.invocations; ++i) {
+    const Buffer& copy =
+        keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, logits, 1000 + i, "router logits"));
+    c.round.push_back(moe_topk_op(m, TensorView::whole(copy), m.n_experts, tokens, routing));
+  }
+  c.cost = moe_topk_cost(m.n_experts, m.top_k, tokens);
+  return c;
+}
+
+// Each invocation groups a routing of its own (made by topk beforehand).
+BenchCase group_case(BenchEnv& env, uint32_t tokens) {
+  BenchCase c;
+  const MoeShape& m = env.shapes().moe;
+  c.invocations = env.input_cache() == InputCache::Hot ? 1 : env.is_cpu_device() ? kCpuRotationCopies : 8;
+  Transfer transfer(env.device(), 4096);
+  for (uint32_t i = 0; i < c.invocations; ++i) {
+    c.round.push_back(moe_group_op(m, tokens, make_routing(env, c, transfer, tokens, 1000 + i).views));
+  }
+  c.cost = moe_group_cost(m.n_experts, m.top_k, tokens);
+  return c;
+}
+
+// The experts' outputs (C*K columns of hidden floats) rotate; the residual and the routing do not.
+BenchCase acc_case(BenchEnv& env, uint32_t tokens) {
+  BenchCase c;
+  const ShapeSet& s = env.shapes();
+  const MoeShape& m = s.moe;
+  const uint32_t n = s.moe_hidden, stride = (n + 3) / 4 * 4;
+  const uint32_t assignments = tokens * m.top_k;
+  const Buffer& x = keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32,
+                                             uint64_t(stride) * tokens, 41, "residual"));
+  Transfer transfer(env.device(), 4096);
+  const Routing r = make_routing(env, c, transfer, tokens, 1000);
+  const uint64_t out_floats = uint64_t(stride) * assignments;
+  c.invocations = rotation_copies(env.info(), 4 * out_floats, env.input_cache());
+  for (uint32_t i = 0; i < c.invocations; ++i) {
+    const Buffer& out =
+        keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, out_floats, 60 + i, "expert out"));
+    c.round.push_back(moe_acc_op(
+        MoeAccProblem{TensorView::whole(out), TensorView::whole(x), m, n, tokens, stride, stride}, r.views));
+  }
+  c.cost = moe_acc_cost(n, m.top_k, tokens);
+  return c;
+}
+
+}  // namespace
+
+void register_moe_benchmarks(GpuBenchmarks& benchmarks) {
+  const ShapeSet& s = benchmarks.env().shapes();
+  const std::string experts = "e:" + std::to_string(s.moe.n_experts) + "/";
+  for (const uint32_t tokens : s.moe_tokens) {
+    benchmarks.add("moe_topk/" + experts + routing_name(s, tokens), [=](BenchEnv& env) { return topk_case(env, tokens); });
+    benchmarks.add("moe_group/" + experts + routing_name(s, tokens),
+                   [=](BenchEnv& env) { return group_case(env, tokens); });
+    benchmarks.add("moe_acc/n:" + std::to_string(s.moe_hidden) + "/" + routing_name(s, tokens),
+                   [=](BenchEnv& env) { return acc_case(env, tokens); });
+  }
+  // Format, then role outermost: the cases of one stacked tensor run back to back and share its
+  // weight copies (WeightCache).
+  for (const WeightFormat format : kExpertFormats) {
+    for (const ExpertRole role : {ExpertRole::Gate, ExpertRole::Down}) {
+      for (const uint32_t tokens : s.moe_tokens) {
+        const std::string name = "moe_dmmv/" + std::string(format_name(format)) + "/" + shape_name(s, role) + "/" +
+                                 routing_name(s, tokens);
+        benchmarks.add(name, [=](BenchEnv& env) { return moe_dmmv_case(env, format, role, tokens); });
+      }
+    }
+  }
+  // A prefill chunk's experts through the tiled matmul the engine takes for them (prefill:
+  // matmul): the scalar kernel everywhere, the cooperative-matrix one where the device has it.
+  for (const WeightFormat format : kExpertFormats) {
+    for (const ExpertRole role : {ExpertRole::Gate, ExpertRole::Down}) {
+      for (const uint32_t tokens : s.moe_tokens) {
+        for (const bool coopmat : {false, true}) {
+          if (tokens == 1) continue;
+          MatmulChoice choice = choose_moe_matmul(benchmarks.env().info(), format);
+          if (coopmat && !choice.coopmat) continue;  // no matrix units here (or no kernel)
+          choice.coopmat = coopmat;
+          const std::string name = "moe_matmul/" + std::string(format_name(format)) + "/" +
+                                   (coopmat ? "coopmat/" : "scalar/") + shape_name(s, role) + "/" +
+                                   routing_name(s, tokens);
+          benchmarks.add(name,
+                         [=](BenchEnv& env) { return moe_dmmv_case(env, format, role, tokens, {std::nullopt, choice}); });
+        }
+      }
+    }
+  }
+  // The cooperative-matrix tiles for experts: rows per workgroup and per subgroup block, the K
+  // step and the stages, at 32 tokens per tile (wider tiles only idle: an expert serves C*K/E
+  // assignments on average).
+  for (const WeightFormat format : kExpertFormats) {
+    MatmulChoice base = choose_moe_matmul(benchmarks.env().info(), format);
+    if (!base.coopmat) continue;
+    for (const ExpertRole role : {ExpertRole::Gate, ExpertRole::Down}) {
+      for (const uint32_t tokens : s.moe_tokens) {
+        if (tokens == 1) continue;
+        for (const uint32_t bm : {32u, 64u, 128u}) {
+          for (const uint32_t wm : {32u, 64u}) {
+            for (const uint32_t bk : {32u, 64u}) {
+              for (const uint32_t stages : {1u, 2u}) {
+                MatmulChoice choice = base;
+                choice.coop = CoopmatTiling{bm, 32, bk, wm, 32, stages};
+                if (bm % wm != 0 || bk % coopmat_weight_group(format) != 0 ||
+                    !coopmat_tiling_fits(benchmarks.env().info(), choice.coop)) {
+                  continue;
+                }
+                const std::string name = "moe_matmul_coopmat_tuning/" + std::string(format_name(format)) + "/" +
+                                         shape_name(s, role) + "/" + routing_name(s, tokens) + "/bm:" +
+                                         std::to_string(bm) + "/wm:" + std::to_string(wm) + "/bk:" +
+                                         std::to_string(bk) + "/stages:" + std::to_string(stages);
+                benchmarks.add(name, [=](BenchEnv& env) {
+                  return moe_dmmv_case(env, format, role, tokens, {std::nullopt, choice});
+                });
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  // The expert DMMV's workgroup shape is a choice per device and column count: these time each
+  // candidate (threads, rows per workgroup and, for a chunk, assignments per pass).
+  for (const WeightFormat format : kExpertFormats) {
+    for (const ExpertRole role : {ExpertRole::Gate, ExpertRole::Down}) {
+      for (const uint32_t tokens : s.moe_tokens) {
+        for (const uint32_t threads : {32u, 64u, 128u, 256u}) {
+          for (const uint32_t rows : {1u, 2u, 4u, 8u, 16u}) {
+            for (const uint32_t num_cols : {1u, 2u, 4u, 8u}) {
+              if ((tokens == 1) != (num_cols == 1) || rows * num_cols > 64) continue;
+              const MoeDmmvTuning tuning{threads, rows, num_cols};
+              const std::string name = "moe_dmmv_tuning/" + std::string(format_name(format)) + "/" +
+                                       shape_name(s, role) + "/" + routing_name(s, tokens) + "/threads:" +
+                                       std::to_string(threads) + "/rows:" + std::to_string(rows) + "/num_cols:" +
+                                       std::to_string(num_cols);
+              benchmarks.add(name,
+                             [=](BenchEnv& env) { return moe_dmmv_case(env, format, role, tokens, {tuning}); });
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace pb::bench
