@@ -4,8 +4,9 @@
 Reads, from the results folder: kernels.json (phasebench-kernels, Google Benchmark JSON with
 repetitions), pipelines.json where the driver reports pipeline statistics (phasebench-kernels
 --pipeline-statistics), decode-<model>.json, profile-decode-<model>.json (the same decode with
---profile dispatch), unsafe-decode-<model>.json (the same decode with --barriers none) and
-prefill-<model>.json (phasebench result files)
+--profile dispatch), unsafe-decode-<model>.json (the same decode with --barriers none),
+prefill-<model>.json, and moe-prefill-<model>.json and moe-decode-<model>.json (a mixture of
+experts; phasebench result files)
 and commands.tsv ("id<TAB>exit status<TAB>command" per command run). Every figure is the median
 over the repetitions with its spread (min - max); ratios of two benchmarks take the ratio of
 the medians, and the spread from the extremes of both. The decode figures and sections are in
@@ -250,6 +251,25 @@ def prefill_figure(r, ident):
           f"{num(tflops(busy['max']))} – {num(tflops(busy['min']))}", target, verdict, busy["n"])
 
 
+def moe_figures(r):
+    """A mixture of experts' prefill and decode (moe-prefill-<model>, moe-decode-<model>):
+    tokens/s, median and spread."""
+    kinds = (("moe-prefill-", "prefill", "512 tokens through matmul (one chunk; the experts' tiled matmul on "
+                                        "the matrix units where the device has them, else the expert DMMV)"),
+             ("moe-decode-", "decode", "float DMMV inputs"))
+    for ident in r.commands:
+        for prefix, phase, what in kinds:
+            if not ident.startswith(prefix):
+                continue
+            figure = f"{phase} {ident.removeprefix(prefix)} q4_k (mixture of experts), {what}: tokens/s"
+            run, why = run_of(r, ident)
+            if not run:
+                r.missing(figure, ident, why)
+                continue
+            s = run["summary"][f"{phase}.tok_s"]
+            r.add(figure, ident, num(s["median"]), f"{num(s['min'])} – {num(s['max'])}", n=s["n"])
+
+
 def pipeline_section(r):
     """The driver's statistics of the DMMV pipelines (pipelines.json), or why there are none."""
     out = ["", "## Pipelines: what the driver compiled", ""]
@@ -340,13 +360,17 @@ runs one benchmark per kernel x format x variant x shape, named so that `--bench
 | DMMV, int8 inputs | `dmmv_intdot/{q8_0,q4_k,q6_k}/{dmmv,quantize_dmmv}/ROLE:RxC/num_cols:{1,2,4,8,16}` (`quantize_dmmv` includes the input's quantize_x), `dmmv_intdot/FMT/dmmv/ffn_gate_up:28672x4096/num_cols:1` (gate and up stacked, one dispatch), the fused kernels of decode's placements at one column: `dmmv_intdot/FMT/norm/{attn,ffn_down}:RxC` (the residual projection that writes the next norm's int8 input), `dmmv_intdot/FMT/rms/ROLE:RxC` (a projection of that input, dividing by its RMS) and `dmmv_intdot/FMT/glu/ffn_gate_up:28672x4096` (gate and up of such an input, applying the GLU), `dmmv_intdot_tuning/FMT/ROLE:RxC/num_cols:{1,2,4,8,16}/threads:T/rows:R/unroll:U` and the same with `/chunk:C` (Q4_K: 16-weight chunks, sub-blocks of 32 and 64-weight chunks; Q8_0: whole blocks of 32; without it, the default for the width) (where the device and build have integer dot products); `dmmv` is the engine's choice, `dot` the integer-dot kernel and `matrix` the cooperative-matrix one (`dmmv_coopmat_q8_0`, `dmmv_coopmat_q4_k`) at every width, `dmmv_coopmat_tuning/FMT/ROLE:RxC/num_cols:N/subgroups:S/rows:R/step:K` its shapes (where the device has 16x16x16 f16 cooperative matrices) |
 | matmul | `matmul/{f16,q8_0,q4_k,q6_k}/{scalar,coopmat}/ROLE:RxC/tokens:{128,512}` (coopmat where the device and build have it), `matmul_coopmat_tuning/FMT/ROLE:RxC/tokens:N/bm:M/bn:N/bk:K/wm:A/wn:B/stages:S` the cooperative-matrix kernel under each candidate tiling that fits the device |
 | attention | `attn_decode/h32kv8d128/ctx:{64,512,4096,32768}`, `attn_decode_rope/h32kv8d128/ctx:{64,512,4096,32768}` (the same with the token's own q/k norm, RoPE and KV write in the dispatch, as decode runs it), `attn_decode_rope_tuning/h32kv8d128/ctx:C/heads:H/threads:T/keys:K/split:S` (that kernel under each candidate tile that fits: q heads per workgroup, threads, keys per tile, and the smallest split, which short contexts keep here), `attn_prefill/h32kv8d128/tokens:512` |
-| element-wise | `rmsnorm/n:4096/cols:{1,512}`, `qk_norm_rope/h32kv8d128/cols:{1,512}`, `qk_norm_rope_kv/h32kv8d128/cols:{1,512}` (with the KV write), `glu/n:14336/cols:{1,512}`, `rmsnorm_quantize/n:4096/cols:{1,512}` and `glu_quantize/n:14336/cols:{1,512}` (also writing the int8 form; where the build has them), `argmax/vocab:151936/cols:1`, `argmax_slices/vocab:151936/cols:1` |
+| attention, int8 decode | `attn_decode_quantize/h32kv8d128/ctx:C`, `attn_decode_rope_quantize/h32kv8d128/ctx:C` (the forms whose last dispatch also writes the output's int8 blocks for the o-projection; where the build has them) |
+| element-wise | `rmsnorm/n:4096/cols:{1,512}`, `qk_norm_rope/h32kv8d128/cols:{1,512}`, `qk_norm_rope_kv/h32kv8d128/cols:{1,512}` (with the KV write), `kv_write/h32kv8d128/cols:{1,512}` (the KV write alone), `glu/n:14336/cols:{1,512}`, `rmsnorm_quantize/n:4096/cols:{1,512}` and `glu_quantize/n:14336/cols:{1,512}` (also writing the int8 form; where the build has them), `add/n:4096/cols:{1,512}` (the residual add), `sigmoid_mul/n:4096/cols:{1,512}` (the attention output gate), `argmax/vocab:151936/cols:1`, `argmax_slices/vocab:151936/cols:1` |
+| embedding | `embed/{q4_k,f16}/vocab:151936/n:4096/cols:{1,512}`, `embed_norm/{q4_k,f16}/vocab:151936/n:4096/cols:1` (the decode form that also writes the first norm's int8 input); each invocation reads rows of its own |
+| mixture of experts | qwen3-30b-a3b's: `moe_topk/e:128/top:8/tokens:{1,64,128}`, `moe_group/...`, `moe_acc/n:2048/...`, `moe_dmmv/{f16,q8_0,q4_k,q6_k}/{gate:128x768x2048,down:128x2048x768}/top:8/tokens:{1,64,128}` (each invocation routes its own tokens over its own weight copy; the bytes count the experts chosen), `moe_matmul/FMT/{scalar,coopmat}/ROLE:ExRxC/top:8/tokens:{64,128}` (the experts' tiled matmul; coopmat where the device has it), `moe_dmmv_tuning/FMT/ROLE:ExRxC/top:8/tokens:N/threads:T/rows:R/num_cols:P` and `moe_matmul_coopmat_tuning/FMT/ROLE:ExRxC/top:8/tokens:N/bm:M/wm:A/bk:K/stages:S` |
+| Gated DeltaNet | qwen35-35b-a3b's: `ssm_conv/hk16hv32dk128dv128k4/tokens:{1,64}`, `ssm_delta/hk16hv32dk128dv128/tokens:{1,64}`, `ssm_gnorm/hk16hv32dk128dv128/tokens:{1,64}` |
 | dispatch floor | `dispatch_floor/fill_zero:64` (one pipeline back to back), `dispatch_floor/fill_zero+add:64` (two alternating): what a dispatch behind a global barrier costs before any work |
 | read floor | `read_floor/{q4_k,q8_0}/ROLE:RxC/threads:{32,...,512}/loads:{1,2,4,8,16}`: one dispatch that only reads as many bytes as that weight matrix (Q4_K: every role and `ffn_gate_up`; Q8_0: `ffn_up`), in T invocations per workgroup with L 16-byte loads each in flight; the most a kernel of those bytes can reach |
 | sequences | `sequence/A+B` (two neighbours of the int8 decode stream, alternating), `sequence/int8_decode_layer` (a dense layer's ten dispatches in the engine's order) `sequence/int8_decode_layer_stacked` (gate and up as one dispatch) and `sequence/int8_decode_layer_rope_in_attention` (and the RoPE inside the attention: the engine's decode layer), built from the benchmarks above: set against the sum of their parts, what a dispatch costs after another kernel rather than after itself |
 
 Shapes are rows x cols = outputs x inputs of the 8B presets (4096x4096, 4096x14336, 14336x4096,
-the LM head 151936x4096). On the CPU device the same names carry small shapes (the context's
+the LM head 151936x4096); the experts' are E x rows x cols. On the CPU device the same names carry small shapes (the context's
 `shapes` is `cpu-small` and every entry's label says so). Google Benchmark appends
 `/manual_time` to every name.
 
@@ -401,6 +425,7 @@ def main():
     for ident in r.commands:
         if ident.startswith("prefill-"):
             prefill_figure(r, ident)
+    moe_figures(r)
     matmul_figures(r)
     with open(args.out, "w") as f:
         f.write(markdown(r, details, models, args.invocation))

@@ -210,3 +210,34 @@ def test_each_fused_kernel_is_set_against_the_plain_projection_on_its_weights(ke
         assert len(row) == 1, rows
         cells = [c.strip() for c in row[0].strip("|").split("|")]
         assert cells[4] == f"{medians[(kind, role)] / medians[('dmmv', role)]:.3f}×"
+
+
+def figure_row(text: str, start: str) -> list:
+    """The cells of the figures table's row whose figure starts with `start`."""
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in text.splitlines()
+            if line.startswith("| " + start)]
+    assert len(rows) == 1, f"{start}: {len(rows)} rows in\n{text}"
+    return rows[0]
+
+
+def test_the_mixture_of_experts_rows_are_the_runs_tokens_per_second(binary, tmp_path):
+    common = ["--model", "tiny-moe", "--weights", "q4_k", "--repetitions", "3", "--no-bandwidth"]
+    runs = {"moe-prefill-tiny-moe": ["--prompt", "8", "--decode", "0", "--prefill", "matmul", "--chunk-cols", "8",
+                                     "--submit", "per-prompt"],
+            "moe-decode-tiny-moe": ["--prompt", "4", "--decode", "4", "--prefill", "batched", "--submit",
+                                    "per-token-ahead", "--barriers", "ledger", "--profile", "submit"]}
+    for ident, extra in runs.items():
+        cmd = [str(binary), "run", *common, *extra, "--out", str(tmp_path / f"{ident}.json")]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}"
+    # A MoE decode that never ran (its model did not fit, say) is a missing row, not a failure.
+    text = write_report(tmp_path, [*runs, "moe-decode-tiny-gemma"])
+    for ident, phase in (("moe-prefill-tiny-moe", "prefill"), ("moe-decode-tiny-moe", "decode")):
+        cells = figure_row(text, f"{phase} tiny-moe q4_k (mixture of experts)")
+        tok_s = json.loads((tmp_path / f"{ident}.json").read_text())["runs"][0]["summary"][f"{phase}.tok_s"]
+        shown = lambda x: f"{x:.0f}" if x >= 100 else f"{x:.3g}"
+        assert cells[4] == shown(tok_s["median"]), cells
+        assert cells[5] == f"{shown(tok_s['min'])} – {shown(tok_s['max'])}", cells
+        assert cells[6] == "3" and ident in cells[3], cells
+    cells = figure_row(text, "decode tiny-gemma q4_k (mixture of experts)")
+    assert cells[4] == "missing" and "the run wrote no result file" in cells[5], cells
