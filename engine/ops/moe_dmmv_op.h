@@ -9,8 +9,8 @@
 #include "engine/ops/binding_limits.h"
 #include "engine/ops/moe_routing_ops.h"
 #include "engine/ops/num_cols.h"
-#include "harness/device_info.h"
 #include "engine/quant/weight_format.h"
+#include "harness/device_info.h"
 #include "harness/op.h"
 
 namespace pb {

@@ -31,8 +31,9 @@ MatmulChoice choose_moe_matmul(const DeviceInfo& info, WeightFormat format, bool
   if (coopmat_tiling_fits(info, experts)) choice.coop = experts;
   choice.coop.bn = 32;
   choice.coop.wn = 32;
+  // The scalar tile's tokens cut to 32 with as many threads as the dense choice (tn scaled along).
+  choice.scalar.tn = std::max<uint32_t>(1, choice.scalar.tn * 32 / choice.scalar.bn);
   choice.scalar.bn = 32;
-  choice.scalar.tn = 2;
   return choice;
 }
 

@@ -131,7 +131,9 @@ void fetch_tiles(uint row0, uint col0, uint k0) {
     const uint v = x_vec_of(i);
     const uint c = col0 + x_vec_token(v), k = k0 + x_vec_k(v);
     x_reg[i] = vec4(0.0);
-    if (v < X_VECS && c < MATMUL_NCOLS && k < pc.cols) x_reg[i] = x4[(pc.x_offset + MATMUL_X_COLUMN(c) * pc.x_stride + k) >> 2];
+    if (v < X_VECS && c < MATMUL_NCOLS && k < pc.cols) {
+      x_reg[i] = x4[(pc.x_offset + MATMUL_X_COLUMN(c) * pc.x_stride + k) >> 2];
+    }
   }
 }
 
