@@ -182,6 +182,38 @@ TEST(KernelCoverage, ExpertDmmvCountsTheExpertsItsTokensChose) {
   EXPECT_EQ(seen, 3u) << r.out;  // a decode token and two prefill chunks
 }
 
+// The new element-wise and MoE families' counters are their bytes models, taken from the names:
+// the residual add reads x and b and writes x (12 bytes an element); the attention output gate
+// the same; the MoE accumulation reads C*K outputs of n and their weights and reads and writes
+// C residual columns.
+TEST(KernelCoverage, ElementwiseAndAccumulationCountersAreTheirBytesModels) {
+  const Result r = run("--benchmark_filter='^(add|sigmoid_mul)/n:[0-9]+/cols:1/|^moe_acc/n:[0-9]+/top:[0-9]+/tokens:64/' "
+                       "--benchmark_min_time=0.01 --benchmark_format=json",
+                       "2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  const std::regex elementwise("^(add|sigmoid_mul)/n:([0-9]+)/cols:([0-9]+)/");
+  const std::regex acc("^moe_acc/n:([0-9]+)/top:([0-9]+)/tokens:([0-9]+)/");
+  size_t seen = 0;
+  for (const auto& b : j.at("benchmarks")) {
+    const std::string name = b.at("name");
+    const double bytes = b.at("GB/s").get<double>() * 1e3 * b.at("real_time").get<double>();
+    std::smatch m;
+    double expected = 0;
+    if (std::regex_search(name, m, elementwise)) {
+      expected = 12.0 * std::stod(m[2]) * std::stod(m[3]);
+    } else if (std::regex_search(name, m, acc)) {
+      const double n = std::stod(m[1]), assignments = std::stod(m[2]) * std::stod(m[3]), tokens = std::stod(m[3]);
+      expected = 4.0 * (assignments * n + assignments + 2.0 * n * tokens);
+    }
+    ASSERT_GT(expected, 0) << name;
+    EXPECT_NEAR(bytes, expected, 0.01 * expected) << name;
+    ++seen;
+  }
+  EXPECT_EQ(seen, 3u) << r.out;
+}
+
 // One benchmark of each family beyond the dense transformer under the Khronos validation layer
 // with synchronization validation (a report fails the run).
 TEST(KernelCoverage, MoeAndDeltaNetBenchmarksAreValidationClean) {
