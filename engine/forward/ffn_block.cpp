@@ -59,9 +59,13 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, Columns cols) 
     const Columns tokens{first, std::min(piece, cols.first + cols.count - first)};
     const Columns assignments{0, tokens.count * m.top_k};
     e.phase(Phase::MoeTopk);
-    e(moe_topk_op(m, ForwardContext::columns(f.act.router, tokens), f.act.router.stride, tokens.count, routing),
-      "moe_topk");
-    e(moe_group_op(m, tokens.count, routing), "moe_group");
+    if (tokens.count == 1) {  // decode: the routes and their work list in one dispatch
+      e(moe_topk_group_op(m, ForwardContext::columns(f.act.router, tokens), routing), "moe_topk_group");
+    } else {
+      e(moe_topk_op(m, ForwardContext::columns(f.act.router, tokens), f.act.router.stride, tokens.count, routing),
+        "moe_topk");
+      e(moe_group_op(m, tokens.count, routing), "moe_group");
+    }
 
     // A prefill chunk through the matmul strategy takes the experts' tiled matmul on the matrix
     // units (where the device and the format have them); elsewhere, and in decode, the expert

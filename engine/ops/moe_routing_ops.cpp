@@ -117,4 +117,16 @@ Op moe_group_op(const MoeShape& s, uint32_t ncols, const MoeRouting& r) {
   return op;
 }
 
+Op moe_topk_group_op(const MoeShape& s, const TensorView& logits, const MoeRouting& r) {
+  // moe_topk's op for the one token (its checks and its first three bindings), with the work
+  // list moe_group would write (a token's K experts are distinct: one assignment an item).
+  Op op = moe_topk_op(s, logits, s.n_experts, 1, r);
+  op.kernel = &kernel("moe_topk_group");
+  op.bindings.push_back(leading(r.items, moe_item_capacity(s, 1), "moe_topk_group items", 16).write());
+  op.bindings.push_back(leading(r.assignments, s.top_k, "moe_topk_group assignments").write());
+  op.bindings.push_back(leading(r.counter, 1, "moe_topk_group counter").write());
+  op.label = "moe_topk_group";
+  return op;
+}
+
 }  // namespace pb

@@ -77,4 +77,9 @@ struct MoeGroupPush {
 // must be routed in pieces) or a view is too small.
 Op moe_group_op(const MoeShape& shape, uint32_t ncols, const MoeRouting& routing);
 
+// A decode token's routing and work list in one dispatch (kernels/moe_topk_group.comp): what
+// moe_topk_op for that one token (its E logits from the start of `logits`) and moe_group_op
+// after it write, bit for bit, with one dispatch and one barrier less. Throws as moe_topk_op.
+Op moe_topk_group_op(const MoeShape& shape, const TensorView& logits, const MoeRouting& routing);
+
 }  // namespace pb

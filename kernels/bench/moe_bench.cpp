@@ -1,6 +1,7 @@
 // The mixture-of-experts kernels at the MoE preset's shape (ShapeSet::moe_model), for a decode
 // token and prefill chunks: the top-k routing (kernels/moe_topk.comp), the grouping of
-// assignments by expert (moe_group.comp), the expert DMMVs (moe_dmmv_*.comp) and, for chunks,
+// assignments by expert (moe_group.comp), both in one dispatch for a decode token
+// (moe_topk_group.comp), the expert DMMVs (moe_dmmv_*.comp) and, for chunks,
 // the experts' tiled matmul (moe_matmul_*.comp, coopmat/moe_matmul_coopmat_*.comp) in each
 // format a model's experts come in, and the weighted accumulation into the residual
 // (moe_acc.comp); the DMMV's workgroup shapes and the matmul's cooperative-matrix tiles as
@@ -182,6 +183,26 @@ BenchCase topk_case(BenchEnv& env, uint32_t tokens) {
   return c;
 }
 
+// A decode token's routing and work list in one dispatch, as the engine runs it; the logits
+// rotate, the routing does not.
+BenchCase topk_group_case(BenchEnv& env) {
+  BenchCase c;
+  const MoeShape& m = env.shapes().moe;
+  const uint64_t alignment = env.info().min_storage_buffer_offset_alignment;
+  const Buffer& buffer =
+      keep(c, Buffer(env.device(), moe_routing_bytes(m, 1, alignment), MemoryUse::Device, "routing"));
+  const MoeRouting routing = moe_routing_in(TensorView::whole(buffer), m, 1, alignment);
+  c.invocations = rotation_copies(env.info(), 4ull * m.n_experts, env.input_cache());
+  for (uint32_t i = 0; i < c.invocations; ++i) {
+    const Buffer& copy =
+        keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, m.n_experts, 1000 + i, "logits"));
+    c.round.push_back(moe_topk_group_op(m, TensorView::whole(copy), routing));
+  }
+  const KernelCost topk = moe_topk_cost(m.n_experts, m.top_k, 1), group = moe_group_cost(m.n_experts, m.top_k, 1);
+  c.cost = {topk.bytes + group.bytes - 4.0 * m.top_k, topk.flops + group.flops};  // the ids stay on chip
+  return c;
+}
+
 // Each invocation groups a routing of its own (made by topk beforehand).
 BenchCase group_case(BenchEnv& env, uint32_t tokens) {
   BenchCase c;
@@ -223,6 +244,7 @@ BenchCase acc_case(BenchEnv& env, uint32_t tokens) {
 void register_moe_benchmarks(GpuBenchmarks& benchmarks) {
   const ShapeSet& s = benchmarks.env().shapes();
   const std::string experts = "e:" + std::to_string(s.moe.n_experts) + "/";
+  benchmarks.add("moe_topk_group/" + experts + routing_name(s, 1), [](BenchEnv& env) { return topk_group_case(env); });
   for (const uint32_t tokens : s.moe_tokens) {
     benchmarks.add("moe_topk/" + experts + routing_name(s, tokens), [=](BenchEnv& env) { return topk_case(env, tokens); });
     benchmarks.add("moe_group/" + experts + routing_name(s, tokens),

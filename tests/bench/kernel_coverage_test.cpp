@@ -82,6 +82,7 @@ const Coverage kCoverage[] = {
     {"matmul_coopmat_q6_k", "matmul/q6_k/coopmat/", true},
     {"moe_topk", "moe_topk/"},
     {"moe_group", "moe_group/"},
+    {"moe_topk_group", "moe_topk_group/"},
     {"moe_dmmv_f16", "moe_dmmv/f16/"},
     {"moe_dmmv_q8_0", "moe_dmmv/q8_0/"},
     {"moe_dmmv_q4_k", "moe_dmmv/q4_k/"},

@@ -57,21 +57,23 @@ std::vector<float> special_rows(uint32_t e, uint32_t stride) {
 
 class MoeTopkTest : public GpuTest, public ::testing::WithParamInterface<TopkCase> {};
 
+// The case's router logits, `stride` floats a token.
+std::vector<float> case_logits(const TopkCase& p, uint32_t stride) {
+  std::mt19937 rng(11 + p.experts + p.ncols);
+  if (p.logits == Logits::Special) return special_rows(p.experts, stride);
+  std::vector<float> logits = random_columns(p.experts, p.ncols, stride, -4.0f, 4.0f, rng);
+  for (auto& v : logits) {
+    if (v == kPadding) continue;
+    if (p.logits == Logits::Ties) v = std::round(v);  // nine values among E: many ties
+    if (p.logits == Logits::AllEqual) v = 0.25f;
+  }
+  return logits;
+}
+
 TEST_P(MoeTopkTest, MatchesTheReference) {
   const TopkCase& p = GetParam();
-  std::mt19937 rng(11 + p.experts + p.ncols);
   const uint32_t stride = p.experts + 5;
-  std::vector<float> logits;
-  if (p.logits == Logits::Special) {
-    logits = special_rows(p.experts, stride);
-  } else {
-    logits = random_columns(p.experts, p.ncols, stride, -4.0f, 4.0f, rng);
-    for (auto& v : logits) {
-      if (v == kPadding) continue;
-      if (p.logits == Logits::Ties) v = std::round(v);  // nine values among E: many ties
-      if (p.logits == Logits::AllEqual) v = 0.25f;
-    }
-  }
+  const std::vector<float> logits = case_logits(p, stride);
   const MoeShape shape{p.experts, p.top_k, 64, 0, p.norm};
   RoutingBuffers rb = make_routing(shape, p.ncols);
   Buffer lb = upload_floats(logits, "logits");
@@ -101,15 +103,14 @@ TEST_P(MoeTopkTest, MatchesTheReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Routes, MoeTopkTest,
-    ::testing::Values(TopkCase{16, 4, 5, true, Logits::Random}, TopkCase{16, 4, 5, false, Logits::Random},
-                      TopkCase{256, 8, 3, true, Logits::Random},
-                      TopkCase{128, 8, 2, false, Logits::Random},
-                      TopkCase{128, 8, 4, true, Logits::Ties}, TopkCase{16, 4, 6, false, Logits::Ties},
-                      TopkCase{128, 8, 1, true, Logits::AllEqual},
-                      TopkCase{16, 3, 2, false, Logits::AllEqual},
-                      TopkCase{8, 4, 6, true, Logits::Special}, TopkCase{8, 4, 6, false, Logits::Special}));
+const TopkCase kTopkCases[] = {
+    TopkCase{16, 4, 5, true, Logits::Random},    TopkCase{16, 4, 5, false, Logits::Random},
+    TopkCase{256, 8, 3, true, Logits::Random},   TopkCase{128, 8, 2, false, Logits::Random},
+    TopkCase{128, 8, 4, true, Logits::Ties},     TopkCase{16, 4, 6, false, Logits::Ties},
+    TopkCase{128, 8, 1, true, Logits::AllEqual}, TopkCase{16, 3, 2, false, Logits::AllEqual},
+    TopkCase{8, 4, 6, true, Logits::Special},    TopkCase{8, 4, 6, false, Logits::Special}};
+
+INSTANTIATE_TEST_SUITE_P(Routes, MoeTopkTest, ::testing::ValuesIn(kTopkCases));
 
 TEST(MoeTopkOps, RejectsShapesTheKernelCannotServe) {
   RoutingBuffers rb = make_routing(MoeShape{128, 8, 64, 0, true}, 4);
@@ -131,12 +132,9 @@ void PrintTo(const GroupCase& c, std::ostream* os) { *os << c.name; }
 
 class MoeGroupTest : public GpuTest, public ::testing::WithParamInterface<GroupCase> {};
 
-// Runs moe_group over `routes` and checks the work list against the reference.
-void expect_work_list(const MoeShape& shape, uint32_t ncols, const std::vector<uint32_t>& routes,
-                      RoutingBuffers& rb, bool upload) {
-  if (upload) upload_u32(rb.routing.route_e, routes);
-  const Op op = moe_group_op(shape, ncols, rb.routing);
-  run_ops(std::span(&op, 1), BarrierPolicy::Ledger);
+// The work list in `rb` against the reference grouping of `routes`.
+void expect_reference_work_list(const MoeShape& shape, uint32_t ncols, const std::vector<uint32_t>& routes,
+                                RoutingBuffers& rb) {
   const ref::MoeWorkList expected = ref::moe_group(routes, shape.n_experts);
   const uint32_t capacity = moe_item_capacity(shape, ncols);
   const auto counter = download_u32(rb.routing.counter, 1);
@@ -150,6 +148,15 @@ void expect_work_list(const MoeShape& shape, uint32_t ncols, const std::vector<u
     }
   }
   EXPECT_EQ(assignments, expected.assignments);
+}
+
+// Runs moe_group over `routes` and checks the work list against the reference.
+void expect_work_list(const MoeShape& shape, uint32_t ncols, const std::vector<uint32_t>& routes,
+                      RoutingBuffers& rb, bool upload) {
+  if (upload) upload_u32(rb.routing.route_e, routes);
+  const Op op = moe_group_op(shape, ncols, rb.routing);
+  run_ops(std::span(&op, 1), BarrierPolicy::Ledger);
+  expect_reference_work_list(shape, ncols, routes, rb);
 }
 
 TEST_P(MoeGroupTest, MatchesTheReference) {
@@ -193,6 +200,37 @@ TEST_F(MoeRoutingChainTest, GroupFollowsTopkOnTheDevice) {
   ASSERT_EQ(download_u32(rb.routing.route_e, routes.size()), routes);
   expect_work_list(shape, C, routes, rb, false);
 }
+
+// A decode token's routes and work list in one dispatch (moe_topk_group_op): each row of every
+// top-k case above as that token, against the reference top-k and the reference grouping of
+// its routes (what moe_topk then moe_group write).
+class MoeTopkGroupTest : public GpuTest, public ::testing::WithParamInterface<TopkCase> {};
+
+TEST_P(MoeTopkGroupTest, WritesWhatTopkThenGroupWrite) {
+  const TopkCase& p = GetParam();
+  const uint32_t stride = p.experts + 5;
+  const std::vector<float> logits = case_logits(p, stride);
+  const MoeShape shape{p.experts, p.top_k, 64, 0, p.norm};
+  for (uint32_t t = 0; t < p.ncols; ++t) {
+    const std::vector<float> row(logits.begin() + size_t(t) * stride, logits.begin() + size_t(t) * stride + p.experts);
+    RoutingBuffers rb = make_routing(shape, 1);
+    Buffer lb = upload_floats(row, "logits");
+    const Op op = moe_topk_group_op(shape, TensorView::whole(lb), rb.routing);
+    run_ops(std::span(&op, 1));
+    std::vector<uint32_t> ref_e(p.top_k);
+    std::vector<float> ref_w(p.top_k);
+    ref::moe_topk(row, p.experts, p.experts, p.top_k, p.norm, 1, ref_e, ref_w);
+    ASSERT_EQ(download_u32(rb.routing.route_e, p.top_k), ref_e) << "token " << t;
+    const auto gpu_w = transfer().download_as<float>(*rb.buffer, rb.routing.route_w.offset, p.top_k);
+    for (uint32_t j = 0; j < p.top_k; ++j) {
+      ASSERT_NEAR(gpu_w[j], ref_w[j], 2e-5 * ref_w[j] + 1e-7) << "token " << t << " choice " << j;
+    }
+    expect_reference_work_list(shape, 1, ref_e, rb);
+    if (HasFailure()) return;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Routes, MoeTopkGroupTest, ::testing::ValuesIn(kTopkCases));
 
 }  // namespace
 }  // namespace pb::test
