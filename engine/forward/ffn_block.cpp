@@ -77,10 +77,9 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, Columns cols) 
       const MoeDmmvProblem p{w.spec.format, w.view(), ForwardContext::columns(x, in, x_cols),
                              ForwardContext::columns(y, rows, assignments), m, rows, in, tokens.count,
                              x.stride, y.stride, input};
-      const MatmulChoice matmul = choose_moe_matmul(f.device, w.spec.format, f.options.allow_coopmat);
-      if (f.options.prefill == PrefillStrategy::Matmul && tokens.count > 1 && matmul.coopmat &&
-          moe_matmul_compiled(p.format, matmul)) {
-        return moe_matmul_ops(p, routing, f.limits, matmul);
+      if (f.options.prefill == PrefillStrategy::Matmul && tokens.count > 1) {
+        const MatmulChoice matmul = choose_moe_matmul(f.device, p.format, f.options.allow_coopmat);
+        if (matmul.coopmat) return moe_matmul_ops(p, routing, f.limits, matmul);
       }
       return moe_dmmv_ops(p, routing, f.options.num_cols, f.limits, moe_dmmv_tuning(f.device, p.format, tokens.count));
     };

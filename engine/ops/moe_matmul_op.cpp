@@ -37,11 +37,6 @@ MatmulChoice choose_moe_matmul(const DeviceInfo& info, WeightFormat format, bool
   return choice;
 }
 
-bool moe_matmul_compiled(WeightFormat format, const MatmulChoice& choice) {
-  const char* name = moe_matmul_kernel_name(format, choice.coopmat);
-  return name != nullptr && find_kernel(name) != nullptr;
-}
-
 std::vector<Op> moe_matmul_ops(const MoeDmmvProblem& p, const MoeRouting& routing, const BindingLimits& limits,
                                const MatmulChoice& choice) {
   const MoeShape& s = p.shape;
@@ -64,7 +59,6 @@ std::vector<Op> moe_matmul_ops(const MoeDmmvProblem& p, const MoeRouting& routin
       aligned_window(p.x, 0, column_span(p.x, x_cols, p.x_stride, p.cols, "moe_matmul x").bytes, limits);
   const AlignedWindow y = aligned_window(
       p.y, 0, column_span(p.y, p.ncols * s.top_k, p.y_stride, p.rows, "moe_matmul y").bytes, limits);
-  if (x.first_float % 4 != 0) throw UsageError("moe_matmul: x must start at a multiple of 16 bytes");
   const uint32_t row_tiles = ceil_div(p.rows, bm);
   if (row_tiles > kMaxGroupsX) throw UsageError("moe_matmul: more than 65535 row tiles");
 

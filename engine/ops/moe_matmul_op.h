@@ -30,9 +30,6 @@ namespace pb {
 // moe_matmul_coopmat_tuning benchmarks on an H200 (docs/GPU_FIGURES.md).
 MatmulChoice choose_moe_matmul(const DeviceInfo& info, WeightFormat format, bool allow_coopmat = true);
 
-// True when the kernel `choice` needs for `format` was compiled in.
-bool moe_matmul_compiled(WeightFormat format, const MatmulChoice& choice);
-
 // One op per expert slice (as moe_dmmv_ops splits the stacked weights by the binding range),
 // each dispatching ceil(C / bn) x ceil(rows / bm) x min(E, C*K) workgroups. Throws UsageError
 // as moe_dmmv_ops does, for a choice check_matmul_choice refuses, or a kernel not compiled in.

@@ -4,6 +4,7 @@
 // the figure is what the kernel achieves against the minimum it must move.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "engine/ops/attention_shape.h"
@@ -158,6 +159,29 @@ inline KernelCost ssm_delta_cost(const SsmShape& s, uint64_t tokens) {
 inline KernelCost ssm_gnorm_cost(const SsmShape& s, uint64_t tokens) {
   const double elements = double(s.value_dim()) * double(tokens);
   return {4.0 * (3.0 * elements + double(s.d_v)), 9.0 * elements};
+}
+
+// MoE routing (moe_topk): C tokens' E router logits read, K expert ids and weights written per
+// token; per logit the softmax (max, exp, sum, divide: 4) and K selection passes over E (one
+// compare each).
+inline KernelCost moe_topk_cost(uint32_t experts, uint32_t top_k, uint32_t tokens) {
+  return {4.0 * experts * tokens + 8.0 * top_k * tokens, (4.0 + top_k) * experts * tokens};
+}
+
+// MoE grouping (moe_group): the C*K expert ids read; the work list (an item of 16 bytes per
+// distinct expert, at most min(E, C*K)), the C*K grouped assignments and the counter written;
+// one count per assignment.
+inline KernelCost moe_group_cost(uint32_t experts, uint32_t top_k, uint32_t tokens) {
+  const double assignments = double(top_k) * tokens;
+  return {4.0 * assignments + 16.0 * std::min<double>(experts, assignments) + 4.0 * assignments + 4.0,
+          assignments};
+}
+
+// MoE accumulation (moe_acc): the C*K expert outputs of n floats and their route weights read,
+// the C residual columns read and written; a multiply-add per output element.
+inline KernelCost moe_acc_cost(uint32_t n, uint32_t top_k, uint32_t tokens) {
+  const double assignments = double(top_k) * tokens;
+  return {4.0 * (assignments * n + assignments + 2.0 * n * tokens), 2.0 * assignments * n};
 }
 
 }  // namespace pb::bench

@@ -35,29 +35,6 @@ namespace {
 constexpr WeightFormat kExpertFormats[] = {WeightFormat::F16, WeightFormat::Q8_0, WeightFormat::Q4_K,
                                            WeightFormat::Q6_K};
 
-// The routing kernels' bytes and FLOPs model (compulsory traffic, as kernel_cost.h counts it).
-// topk: C tokens' E logits read, K expert ids and weights written per token; per logit the
-// softmax (max, exp, sum, divide: 4) and K selection passes over E (one compare each).
-KernelCost moe_topk_cost(uint32_t experts, uint32_t top_k, uint32_t tokens) {
-  return {4.0 * experts * tokens + 8.0 * top_k * tokens, (4.0 + top_k) * experts * tokens};
-}
-
-// group: the C*K expert ids read; the work list (an item of 16 bytes per distinct expert, at
-// most min(E, C*K)), the C*K grouped assignments and the counter written; one count per
-// assignment.
-KernelCost moe_group_cost(uint32_t experts, uint32_t top_k, uint32_t tokens) {
-  const double assignments = double(top_k) * tokens;
-  return {4.0 * assignments + 16.0 * std::min<double>(experts, assignments) + 4.0 * assignments + 4.0,
-          assignments};
-}
-
-// acc: the C*K expert outputs of n floats and their route weights read, the C residual columns
-// read and written; a multiply-add per output element.
-KernelCost moe_acc_cost(uint32_t n, uint32_t top_k, uint32_t tokens) {
-  const double assignments = double(top_k) * tokens;
-  return {4.0 * (assignments * n + assignments + 2.0 * n * tokens), 2.0 * assignments * n};
-}
-
 // The two expert projections: gate (and up, the same shape: F rows of hidden) read the token's
 // normed state; down (hidden rows of F) reads each (token, choice) pair's activated state.
 enum class ExpertRole { Gate, Down };
@@ -83,6 +60,15 @@ std::string routing_name(const ShapeSet& s, uint32_t tokens) {
   return "top:" + std::to_string(s.moe.top_k) + "/tokens:" + std::to_string(tokens);
 }
 
+// The routing views of `tokens` tokens in a buffer of their own, kept by the case.
+MoeRouting routing_buffer(BenchEnv& env, BenchCase& c, uint32_t tokens) {
+  const MoeShape& m = env.shapes().moe;
+  const uint64_t alignment = env.info().min_storage_buffer_offset_alignment;
+  const Buffer& buffer =
+      keep(c, Buffer(env.device(), moe_routing_bytes(m, tokens, alignment), MemoryUse::Device, "routing"));
+  return moe_routing_in(TensorView::whole(buffer), m, tokens, alignment);
+}
+
 // A routing of `tokens` tokens in a buffer of its own, made on the device from synthetic router
 // logits `seed` by the engine's topk and group kernels; its counter (the distinct experts) read
 // back.
@@ -93,12 +79,9 @@ struct Routing {
 
 Routing make_routing(BenchEnv& env, BenchCase& c, Transfer& transfer, uint32_t tokens, uint32_t seed) {
   const MoeShape& m = env.shapes().moe;
-  const uint64_t alignment = env.info().min_storage_buffer_offset_alignment;
   const Buffer& logits = keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32,
                                                   uint64_t(m.n_experts) * tokens, seed, "router logits"));
-  const Buffer& buffer =
-      keep(c, Buffer(env.device(), moe_routing_bytes(m, tokens, alignment), MemoryUse::Device, "routing"));
-  Routing r{moe_routing_in(TensorView::whole(buffer), m, tokens, alignment), 0};
+  Routing r{routing_buffer(env, c, tokens), 0};
   const Op ops[] = {moe_topk_op(m, TensorView::whole(logits), m.n_experts, tokens, r.views),
                     moe_group_op(m, tokens, r.views)};
   run_immediately(env.device(), env.pipelines(), ops);
@@ -164,42 +147,25 @@ BenchCase moe_dmmv_case(BenchEnv& env, WeightFormat format, ExpertRole role, uin
 }
 
 // `tokens` tokens' router logits rotate; the routing they are written into does not (it is a
-// few hundred bytes, freshly written in the op stream).
-BenchCase topk_case(BenchEnv& env, uint32_t tokens) {
+// few hundred bytes, freshly written in the op stream). `group` (one token): moe_topk_group, the
+// routing and its work list in one dispatch, as decode runs it.
+BenchCase topk_case(BenchEnv& env, uint32_t tokens, bool group) {
   BenchCase c;
   const MoeShape& m = env.shapes().moe;
-  const uint64_t alignment = env.info().min_storage_buffer_offset_alignment;
-  const Buffer& buffer =
-      keep(c, Buffer(env.device(), moe_routing_bytes(m, tokens, alignment), MemoryUse::Device, "routing"));
-  const MoeRouting routing = moe_routing_in(TensorView::whole(buffer), m, tokens, alignment);
+  const MoeRouting routing = routing_buffer(env, c, tokens);
   const uint64_t logits = uint64_t(m.n_experts) * tokens;
   c.invocations = rotation_copies(env.info(), 4 * logits, env.input_cache());
   for (uint32_t i = 0; i < c.invocations; ++i) {
-    const Buffer& copy =
-        keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, logits, 1000 + i, "router logits"));
-    c.round.push_back(moe_topk_op(m, TensorView::whole(copy), m.n_experts, tokens, routing));
+    const TensorView copy = TensorView::whole(
+        keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, logits, 1000 + i, "router logits")));
+    c.round.push_back(group ? moe_topk_group_op(m, copy, routing)
+                            : moe_topk_op(m, copy, m.n_experts, tokens, routing));
   }
   c.cost = moe_topk_cost(m.n_experts, m.top_k, tokens);
-  return c;
-}
-
-// A decode token's routing and work list in one dispatch, as the engine runs it; the logits
-// rotate, the routing does not.
-BenchCase topk_group_case(BenchEnv& env) {
-  BenchCase c;
-  const MoeShape& m = env.shapes().moe;
-  const uint64_t alignment = env.info().min_storage_buffer_offset_alignment;
-  const Buffer& buffer =
-      keep(c, Buffer(env.device(), moe_routing_bytes(m, 1, alignment), MemoryUse::Device, "routing"));
-  const MoeRouting routing = moe_routing_in(TensorView::whole(buffer), m, 1, alignment);
-  c.invocations = rotation_copies(env.info(), 4ull * m.n_experts, env.input_cache());
-  for (uint32_t i = 0; i < c.invocations; ++i) {
-    const Buffer& copy =
-        keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, m.n_experts, 1000 + i, "logits"));
-    c.round.push_back(moe_topk_group_op(m, TensorView::whole(copy), routing));
+  if (group) {  // and the grouping's, less its read of the ids, which stay on chip
+    const KernelCost grouping = moe_group_cost(m.n_experts, m.top_k, tokens);
+    c.cost = {c.cost.bytes + grouping.bytes - 4.0 * m.top_k * tokens, c.cost.flops + grouping.flops};
   }
-  const KernelCost topk = moe_topk_cost(m.n_experts, m.top_k, 1), group = moe_group_cost(m.n_experts, m.top_k, 1);
-  c.cost = {topk.bytes + group.bytes - 4.0 * m.top_k, topk.flops + group.flops};  // the ids stay on chip
   return c;
 }
 
@@ -244,9 +210,11 @@ BenchCase acc_case(BenchEnv& env, uint32_t tokens) {
 void register_moe_benchmarks(GpuBenchmarks& benchmarks) {
   const ShapeSet& s = benchmarks.env().shapes();
   const std::string experts = "e:" + std::to_string(s.moe.n_experts) + "/";
-  benchmarks.add("moe_topk_group/" + experts + routing_name(s, 1), [](BenchEnv& env) { return topk_group_case(env); });
+  benchmarks.add("moe_topk_group/" + experts + routing_name(s, 1),
+                 [](BenchEnv& env) { return topk_case(env, 1, true); });
   for (const uint32_t tokens : s.moe_tokens) {
-    benchmarks.add("moe_topk/" + experts + routing_name(s, tokens), [=](BenchEnv& env) { return topk_case(env, tokens); });
+    benchmarks.add("moe_topk/" + experts + routing_name(s, tokens),
+                   [=](BenchEnv& env) { return topk_case(env, tokens, false); });
     benchmarks.add("moe_group/" + experts + routing_name(s, tokens),
                    [=](BenchEnv& env) { return group_case(env, tokens); });
     benchmarks.add("moe_acc/n:" + std::to_string(s.moe_hidden) + "/" + routing_name(s, tokens),

@@ -87,7 +87,9 @@ TEST(MoeMatmulOps, F32ExpertsHaveNoMatmulAndSaySo) {
   RoutingBuffers rb = make_routing(shape, 4);
   const MoeDmmvProblem problem{WeightFormat::F32, TensorView::whole(w), TensorView::whole(x), TensorView::whole(y),
                                shape, 32, 256, 4, 256, 32, MoeInput::Token};
-  EXPECT_FALSE(moe_matmul_compiled(WeightFormat::F32, choose_moe_matmul(device().info(), WeightFormat::F32)));
+  EXPECT_EQ(moe_matmul_kernel_name(WeightFormat::F32, false), nullptr);
+  EXPECT_EQ(moe_matmul_kernel_name(WeightFormat::F32, true), nullptr);
+  EXPECT_FALSE(choose_moe_matmul(device().info(), WeightFormat::F32).coopmat);
   try {
     moe_matmul_ops(problem, rb.routing, BindingLimits::of(device().info()),
                    choose_moe_matmul(device().info(), WeightFormat::F32));
