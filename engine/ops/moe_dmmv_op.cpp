@@ -11,9 +11,11 @@
 #include "kernels/registry.h"
 
 namespace pb {
+namespace {
 
-uint32_t moe_experts_per_slice(uint64_t expert_bytes, uint32_t experts, const BindingLimits& limits,
-                               const char* op) {
+// Experts per weight binding, so that a slice fits the device's binding range and starts
+// aligned: all of them where they fit. Throws UsageError (naming `op`) when one does not.
+uint32_t experts_per_slice(uint64_t expert_bytes, uint32_t experts, const BindingLimits& limits, const char* op) {
   if (expert_bytes * experts <= limits.max_range) return experts;
   const uint64_t step = limits.offset_alignment / std::gcd(expert_bytes, limits.offset_alignment);
   uint64_t fit = limits.max_range / expert_bytes;
@@ -24,6 +26,8 @@ uint32_t moe_experts_per_slice(uint64_t expert_bytes, uint32_t experts, const Bi
   }
   return static_cast<uint32_t>(fit);
 }
+
+}  // namespace
 
 uint64_t check_moe_problem(const MoeDmmvProblem& p, const char* op) {
   const std::string who = op;
@@ -75,33 +79,37 @@ uint32_t moe_num_cols(NumColsMode mode, uint32_t ncols) {
 
 std::vector<Op> moe_dmmv_ops(const MoeDmmvProblem& p, const MoeRouting& routing, NumColsMode mode,
                              const BindingLimits& limits, const MoeDmmvTuning& tuning) {
-  const MoeShape& s = p.shape;
-  const auto work_list = moe_work_list_reads(s, p.ncols, routing);  // checks E, K and C
   const uint64_t expert_bytes = check_moe_problem(p, "moe_dmmv");
   const uint32_t row_blocks = ceil_div(p.rows, tuning.rows);
   if (row_blocks > kMaxGroupsX) throw UsageError("moe_dmmv: more than 65535 row blocks");
   const uint32_t num_cols = tuning.num_cols != 0 ? tuning.num_cols : moe_num_cols(mode, p.ncols);
+  Op op;
+  op.kernel = &kernel(moe_dmmv_kernel_name(p.format));
+  op.spec.set(0, static_cast<int32_t>(num_cols))
+      .set(1, static_cast<int32_t>(p.input))
+      .set(2, static_cast<int32_t>(tuning.threads))
+      .set(3, static_cast<int32_t>(tuning.rows));
+  op.groups = {row_blocks, moe_item_capacity(p.shape, p.ncols), 1};
+  op.label = "moe_dmmv";
+  return moe_slice_ops(p, routing, limits, expert_bytes, op);
+}
 
-  const TensorView& weights = p.weights;
+std::vector<Op> moe_slice_ops(const MoeDmmvProblem& p, const MoeRouting& routing, const BindingLimits& limits,
+                              uint64_t expert_bytes, const Op& prototype) {
+  const MoeShape& s = p.shape;
+  const auto work_list = moe_work_list_reads(s, p.ncols, routing);  // checks E, K and C
+  const std::string what = prototype.label;
   const uint32_t x_cols = p.input == MoeInput::Token ? p.ncols : p.ncols * s.top_k;
-  const uint32_t y_cols = p.ncols * s.top_k;
-  const AlignedWindow x = aligned_window(
-      p.x, 0, column_span(p.x, x_cols, p.x_stride, p.cols, "moe_dmmv x").bytes, limits);
-  const AlignedWindow y = aligned_window(
-      p.y, 0, column_span(p.y, y_cols, p.y_stride, p.rows, "moe_dmmv y").bytes, limits);
-
-  const Kernel& k = kernel(moe_dmmv_kernel_name(p.format));
-  const uint32_t slice = moe_experts_per_slice(expert_bytes, s.n_experts, limits, "moe_dmmv");
+  const AlignedWindow x =
+      aligned_window(p.x, 0, column_span(p.x, x_cols, p.x_stride, p.cols, what + " x").bytes, limits);
+  const AlignedWindow y =
+      aligned_window(p.y, 0, column_span(p.y, p.ncols * s.top_k, p.y_stride, p.rows, what + " y").bytes, limits);
+  const uint32_t slice = experts_per_slice(expert_bytes, s.n_experts, limits, prototype.label);
   std::vector<Op> ops;
   for (uint32_t e0 = 0; e0 < s.n_experts; e0 += slice) {
     const uint32_t count = std::min(slice, s.n_experts - e0);
-    Op op;
-    op.kernel = &k;
-    op.spec.set(0, static_cast<int32_t>(num_cols))
-        .set(1, static_cast<int32_t>(p.input))
-        .set(2, static_cast<int32_t>(tuning.threads))
-        .set(3, static_cast<int32_t>(tuning.rows));
-    op.bindings = {weights.slice(e0 * expert_bytes, count * expert_bytes).read(),
+    Op op = prototype;
+    op.bindings = {p.weights.slice(e0 * expert_bytes, count * expert_bytes).read(),
                    x.view.read(),
                    y.view.write(),
                    work_list[0],
@@ -109,9 +117,7 @@ std::vector<Op> moe_dmmv_ops(const MoeDmmvProblem& p, const MoeRouting& routing,
                    work_list[2]};
     op.push = PushConstants::of(MoeDmmvPush{p.rows, p.cols, s.top_k, p.x_stride, p.y_stride,
                                             x.first_float, y.first_float, e0, count});
-    op.groups = {row_blocks, moe_item_capacity(s, p.ncols), 1};
     op.phase = p.input == MoeInput::Token ? Phase::MoeGateUp : Phase::MoeDown;
-    op.label = "moe_dmmv";
     ops.push_back(op);
   }
   return ops;

@@ -81,10 +81,14 @@ std::vector<Op> moe_dmmv_ops(const MoeDmmvProblem& problem, const MoeRouting& ro
 // of one expert's matrix; throws UsageError naming what does not hold.
 uint64_t check_moe_problem(const MoeDmmvProblem& problem, const char* op);
 
-// Experts per weight binding, so that a slice fits the device's binding range and starts
-// aligned: all of them where they fit. Throws UsageError (naming `op`) when one does not.
-uint32_t moe_experts_per_slice(uint64_t expert_bytes, uint32_t experts, const BindingLimits& limits,
-                               const char* op);
+// The ops of an expert projection's kernel (moe_dmmv_ops, moe_matmul_ops): `prototype` (its
+// kernel, specialization, workgroups and label) once per slice of p's stacked experts (split
+// where they exceed the binding range, each slice starting aligned), each binding the slice,
+// x's and y's windows and the work list, with the push constants both kernels read
+// (MoeDmmvPush) and p's phase. `expert_bytes` is check_moe_problem's. Throws UsageError naming
+// the label for a work list too small or one expert beyond the binding range.
+std::vector<Op> moe_slice_ops(const MoeDmmvProblem& problem, const MoeRouting& routing, const BindingLimits& limits,
+                              uint64_t expert_bytes, const Op& prototype);
 
 // The kernel name for a format: "moe_dmmv_q4_k", ...
 const char* moe_dmmv_kernel_name(WeightFormat format);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <string>
 
-#include "engine/ops/column_span.h"
 #include "harness/errors.h"
 #include "harness/folded_grid.h"
 #include "kernels/registry.h"
@@ -39,8 +38,6 @@ MatmulChoice choose_moe_matmul(const DeviceInfo& info, WeightFormat format, bool
 
 std::vector<Op> moe_matmul_ops(const MoeDmmvProblem& p, const MoeRouting& routing, const BindingLimits& limits,
                                const MatmulChoice& choice) {
-  const MoeShape& s = p.shape;
-  const auto work_list = moe_work_list_reads(s, p.ncols, routing);  // checks E, K and C
   const uint64_t expert_bytes = check_moe_problem(p, "moe_matmul");
   if (p.cols % 8 != 0) throw UsageError("moe_matmul: cols must be a multiple of 8 (the kernels decode 8 at a time)");
   check_matmul_choice(choice, p.format);
@@ -51,40 +48,16 @@ std::vector<Op> moe_matmul_ops(const MoeDmmvProblem& p, const MoeRouting& routin
   }
   const uint32_t bm = choice.coopmat ? choice.coop.bm : choice.scalar.bm;
   const uint32_t bn = choice.coopmat ? choice.coop.bn : choice.scalar.bn;
-  SpecConstants spec = matmul_tile_spec(choice);
-  spec.set(6, 0).set(8, static_cast<int32_t>(p.input));
-
-  const uint32_t x_cols = p.input == MoeInput::Token ? p.ncols : p.ncols * s.top_k;
-  const AlignedWindow x =
-      aligned_window(p.x, 0, column_span(p.x, x_cols, p.x_stride, p.cols, "moe_matmul x").bytes, limits);
-  const AlignedWindow y = aligned_window(
-      p.y, 0, column_span(p.y, p.ncols * s.top_k, p.y_stride, p.rows, "moe_matmul y").bytes, limits);
   const uint32_t row_tiles = ceil_div(p.rows, bm);
   if (row_tiles > kMaxGroupsX) throw UsageError("moe_matmul: more than 65535 row tiles");
-
-  const Kernel& k = kernel(name);
-  const uint32_t slice = moe_experts_per_slice(expert_bytes, s.n_experts, limits, "moe_matmul");
-  std::vector<Op> ops;
-  for (uint32_t e0 = 0; e0 < s.n_experts; e0 += slice) {
-    const uint32_t count = std::min(slice, s.n_experts - e0);
-    Op op;
-    op.kernel = &k;
-    op.spec = spec;
-    op.bindings = {p.weights.slice(e0 * expert_bytes, count * expert_bytes).read(),
-                   x.view.read(),
-                   y.view.write(),
-                   work_list[0],
-                   work_list[1],
-                   work_list[2]};
-    op.push = PushConstants::of(MoeDmmvPush{p.rows, p.cols, s.top_k, p.x_stride, p.y_stride, x.first_float,
-                                            y.first_float, e0, count});
-    // An expert serves at most C assignments: each token picks it once at most.
-    op.groups = {ceil_div(p.ncols, bn), row_tiles, moe_item_capacity(s, p.ncols)};
-    op.phase = p.input == MoeInput::Token ? Phase::MoeGateUp : Phase::MoeDown;
-    op.label = "moe_matmul";
-    ops.push_back(op);
-  }
-  return ops;
+  Op op;
+  op.kernel = &kernel(name);
+  op.spec = matmul_tile_spec(choice);
+  op.spec.set(6, 0).set(8, static_cast<int32_t>(p.input));
+  // An expert serves at most C assignments: each token picks it once at most.
+  op.groups = {ceil_div(p.ncols, bn), row_tiles, moe_item_capacity(p.shape, p.ncols)};
+  op.label = "moe_matmul";
+  return moe_slice_ops(p, routing, limits, expert_bytes, op);
 }
 
 }  // namespace pb
