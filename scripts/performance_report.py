@@ -5,8 +5,8 @@ Reads, from the results folder: kernels.json (phasebench-kernels, Google Benchma
 repetitions), pipelines.json where the driver reports pipeline statistics (phasebench-kernels
 --pipeline-statistics), decode-<model>.json, profile-decode-<model>.json (the same decode with
 --profile dispatch), unsafe-decode-<model>.json (the same decode with --barriers none),
-prefill-<model>.json, and moe-prefill-<model>.json and moe-decode-<model>.json (a mixture of
-experts; phasebench result files)
+prefill-<model>.json, and moe-prefill-<model>.json, moe-decode-<model>.json and
+moe-decode-int8-fused-<model>.json (a mixture of experts; phasebench result files)
 and commands.tsv ("id<TAB>exit status<TAB>command" per command run). Every figure is the median
 over the repetitions with its spread (min - max); ratios of two benchmarks take the ratio of
 the medians, and the spread from the extremes of both. The decode figures and sections are in
@@ -256,6 +256,8 @@ def moe_figures(r):
     tokens/s, median and spread."""
     kinds = (("moe-prefill-", "prefill", "512 tokens through matmul (one chunk; the experts' tiled matmul on "
                                         "the matrix units where the device has them, else the expert DMMV)"),
+             ("moe-decode-int8-fused-", "decode", "int8 DMMV inputs, the norms and the SwiGLU in their producers "
+                                                  "(the experts' gate, up and SwiGLU in one dispatch)"),
              ("moe-decode-", "decode", "float DMMV inputs"))
     for ident in r.commands:
         for prefix, phase, what in kinds:
@@ -268,6 +270,7 @@ def moe_figures(r):
                 continue
             s = run["summary"][f"{phase}.tok_s"]
             r.add(figure, ident, num(s["median"]), f"{num(s['min'])} – {num(s['max'])}", n=s["n"])
+            break  # the int8 decode's prefix starts with the float one's
 
 
 def pipeline_section(r):
@@ -363,7 +366,7 @@ runs one benchmark per kernel x format x variant x shape, named so that `--bench
 | attention, int8 decode | `attn_decode_quantize/h32kv8d128/ctx:C`, `attn_decode_rope_quantize/h32kv8d128/ctx:C` (the forms whose last dispatch also writes the output's int8 blocks for the o-projection; where the build has them) |
 | element-wise | `rmsnorm/n:4096/cols:{1,512}`, `qk_norm_rope/h32kv8d128/cols:{1,512}`, `qk_norm_rope_kv/h32kv8d128/cols:{1,512}` (with the KV write), `kv_write/h32kv8d128/cols:{1,512}` (the KV write alone), `glu/n:14336/cols:{1,512}`, `rmsnorm_quantize/n:4096/cols:{1,512}` and `glu_quantize/n:14336/cols:{1,512}` (also writing the int8 form; where the build has them), `add/n:4096/cols:{1,512}` (the residual add), `sigmoid_mul/n:4096/cols:{1,512}` (the attention output gate), `argmax/vocab:151936/cols:1`, `argmax_slices/vocab:151936/cols:1` |
 | embedding | `embed/{q4_k,f16}/vocab:151936/n:4096/cols:{1,512}`, `embed_norm/{q4_k,f16}/vocab:151936/n:4096/cols:1` (the decode form that also writes the first norm's int8 input); each invocation reads rows of its own |
-| mixture of experts | qwen3-30b-a3b's: `moe_topk/e:128/top:8/tokens:{1,64,128}`, `moe_group/...`, `moe_topk_group/e:128/top:8/tokens:1` (a decode token's routing and work list in one dispatch), `moe_acc/n:2048/...`, `moe_dmmv/{f16,q8_0,q4_k,q6_k}/{gate:128x768x2048,down:128x2048x768}/top:8/tokens:{1,64,128}` (each invocation routes its own tokens over its own weight copy; the bytes count the experts chosen), `moe_matmul/FMT/{scalar,coopmat}/ROLE:ExRxC/top:8/tokens:{64,128}` (the experts' tiled matmul; coopmat where the device has it), `moe_dmmv_tuning/FMT/ROLE:ExRxC/top:8/tokens:N/threads:T/rows:R/num_cols:P` and `moe_matmul_coopmat_tuning/FMT/ROLE:ExRxC/top:8/tokens:N/bm:M/wm:A/bk:K/stages:S` |
+| mixture of experts | qwen3-30b-a3b's: `moe_topk/e:128/top:8/tokens:{1,64,128}`, `moe_group/...`, `moe_topk_group/e:128/top:8/tokens:1` (a decode token's routing and work list in one dispatch), `moe_acc/n:2048/...`, `moe_dmmv/{f16,q8_0,q4_k,q6_k}/{gate:128x768x2048,down:128x2048x768}/top:8/tokens:{1,64,128}` (each invocation routes its own tokens over its own weight copy; the bytes count the experts chosen), `moe_dmmv_intdot/{q8_0,q4_k,q6_k}/...` (on int8 inputs), `moe_dmmv_intdot_glu/FMT/gate:128x768x2048/top:8/tokens:1` (decode's gate, up and SwiGLU in one dispatch), `moe_matmul/FMT/{scalar,coopmat}/ROLE:ExRxC/top:8/tokens:{64,128}` (the experts' tiled matmul; coopmat where the device has it), `moe_dmmv_tuning/FMT/ROLE:ExRxC/top:8/tokens:N/threads:T/rows:R/num_cols:P`, `moe_dmmv_intdot_tuning/FMT/ROLE:ExRxC/top:8/tokens:N/threads:T/rows:R/unroll:U` and `moe_matmul_coopmat_tuning/FMT/ROLE:ExRxC/top:8/tokens:N/bm:M/wm:A/bk:K/stages:S` |
 | Gated DeltaNet | qwen35-35b-a3b's: `ssm_conv/hk16hv32dk128dv128k4/tokens:{1,64}`, `ssm_delta/hk16hv32dk128dv128/tokens:{1,64}`, `ssm_gnorm/hk16hv32dk128dv128/tokens:{1,64}` |
 | dispatch floor | `dispatch_floor/fill_zero:64` (one pipeline back to back), `dispatch_floor/fill_zero+add:64` (two alternating): what a dispatch behind a global barrier costs before any work |
 | read floor | `read_floor/{q4_k,q8_0}/ROLE:RxC/threads:{32,...,512}/loads:{1,2,4,8,16}`: one dispatch that only reads as many bytes as that weight matrix (Q4_K: every role and `ffn_gate_up`; Q8_0: `ffn_up`), in T invocations per workgroup with L 16-byte loads each in flight; the most a kernel of those bytes can reach |

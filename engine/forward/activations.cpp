@@ -50,17 +50,26 @@ std::vector<Columns2D> stack_in(const Columns2D& b, std::initializer_list<uint32
 uint32_t quantized_width(uint32_t width) { return (width + 255) / 256 * 256; }
 
 // The int8 inputs of the widest projection input (the hidden state, the attention output, the
-// FFN activation or the SSM output), rounded up as quantized_width does.
-uint64_t quantized_inputs_bytes(const Widths& w, const ActivationSizes& s) {
+// FFN activation or the SSM output), rounded up as quantized_width does; in a MoE model at least
+// the experts' activated states, one column per assignment (the experts' down reads them).
+uint64_t quantized_inputs_bytes(const Widths& w, const ActivationSizes& s, uint32_t top_k) {
   if (!s.quantized_inputs) return 0;
+  const BindingLimits limits{s.binding_alignment};
   const uint32_t widest = std::max({w.hidden, w.q, w.ffn, w.value});
-  return quantized_x_bytes(quantized_width(widest), s.max_cols, BindingLimits{s.binding_alignment});
+  const uint64_t dense = quantized_x_bytes(quantized_width(widest), s.max_cols, limits);
+  if (w.expert_ffn == 0) return dense;
+  return std::max(dense, quantized_x_bytes(quantized_width(w.expert_ffn), s.max_cols * top_k, limits));
 }
 
-// The gated unit's int8 form: one column of the FFN width, rounded up as above.
-uint64_t quantized_act_bytes(const Widths& w, const ActivationSizes& s) {
-  if (!s.quantized_inputs || w.ffn == 0) return 0;
-  return quantized_x_bytes(quantized_width(w.ffn), 1, BindingLimits{s.binding_alignment});
+// The gated unit's int8 form: one column of the FFN width, rounded up as above; in a MoE model
+// at least one column of the experts' width per choice of a decode token (the experts' gate and
+// up with the SwiGLU write it, moe_dmmv_intdot_glu_op).
+uint64_t quantized_act_bytes(const Widths& w, const ActivationSizes& s, uint32_t top_k) {
+  if (!s.quantized_inputs || std::max(w.ffn, w.expert_ffn) == 0) return 0;
+  const BindingLimits limits{s.binding_alignment};
+  const uint64_t dense = w.ffn ? quantized_x_bytes(quantized_width(w.ffn), 1, limits) : 0;
+  if (w.expert_ffn == 0) return dense;
+  return std::max(dense, quantized_x_bytes(quantized_width(w.expert_ffn), top_k, limits));
 }
 
 // A norm's deferred int8 form: one column of the hidden state, rounded up as above.
@@ -91,7 +100,7 @@ uint64_t Activations::bytes_needed(const ModelConfig& c, const ActivationSizes& 
                    columns_bytes(gate_up_width(w), cols) +
                    columns_bytes(w.vocab, cols) + s.attention_scratch_bytes + uint64_t(s.max_ctx + 1) * 24 +
                    argmax_partials_bytes(c.vocab, s.max_cols) +
-                   quantized_inputs_bytes(w, s) + deferred_norm_storage_bytes(w, s) + quantized_act_bytes(w, s);
+                   quantized_inputs_bytes(w, s, c.moe.top_k) + deferred_norm_storage_bytes(w, s) + quantized_act_bytes(w, s, c.moe.top_k);
   for (uint32_t l = 0; l < c.n_layers; ++l) {
     if (c.layer_kind(l) == LayerKind::DeltaNet) {
       total += (c.ssm.conv_state_floats() + c.ssm.delta_state_floats()) * 4;
@@ -132,9 +141,11 @@ Activations::Activations(Device& device, const ModelConfig& c, const ActivationS
   scratch = Buffer(device, std::max<uint64_t>(s.attention_scratch_bytes, 256), MemoryUse::Device,
                    "attention scratch");
   if (s.quantized_inputs) {
-    quantized_x = Buffer(device, quantized_inputs_bytes(w, s), MemoryUse::Device, "quantized inputs");
+    quantized_x = Buffer(device, quantized_inputs_bytes(w, s, c.moe.top_k), MemoryUse::Device, "quantized inputs");
     deferred_norm = Buffer(device, deferred_norm_storage_bytes(w, s), MemoryUse::Device, "deferred norm");
-    if (w.ffn) quantized_act = Buffer(device, quantized_act_bytes(w, s), MemoryUse::Device, "quantized act");
+    if (w.ffn || w.expert_ffn) {
+      quantized_act = Buffer(device, quantized_act_bytes(w, s, c.moe.top_k), MemoryUse::Device, "quantized act");
+    }
   }
   k_cache.resize(c.n_layers);
   v_cache.resize(c.n_layers);

@@ -8,10 +8,12 @@
 #include "engine/ops/add_op.h"
 #include "engine/ops/glu_op.h"
 #include "engine/ops/moe_acc_op.h"
+#include "engine/ops/moe_dmmv_intdot_op.h"
 #include "engine/ops/moe_dmmv_op.h"
 #include "engine/ops/moe_matmul_op.h"
 #include "engine/ops/moe_routing_ops.h"
 #include "engine/ops/sigmoid_mul_op.h"
+#include "kernels/registry.h"
 
 namespace pb {
 namespace {
@@ -47,9 +49,50 @@ void emit_dense_ffn(Emitter& e, const ForwardContext& f, int32_t l, const Chunk&
   }
 }
 
+// Whether the experts of `w` take int8 inputs over `cols` of the chunk: where a dense projection
+// of their format would (dmmv_activations int8, not a matmul prefill chunk) and the experts'
+// integer-dot kernel runs here (Q4_K and Q8_0); else their float DMMV or matmul.
+bool experts_int8(const ForwardContext& f, const DeviceTensor& w, const Chunk& chunk, Columns cols) {
+  return f.projects_int8(w, chunk, cols) && moe_dmmv_intdot_supported(f.device, w.spec.format);
+}
+
+// Decode's expert gate and up with the SwiGLU in one dispatch (glu_placement: producer), act
+// written in int8 for down: where all three take int8 inputs, gate and up share a format and lie
+// one after the other in the weights' storage, and the kernel runs here. Emits it and remembers
+// act's int8 form (as `act`'s, for down to find); false, emitting nothing, elsewhere.
+bool emit_fused_gate_up(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& chunk, Columns tokens,
+                        const MoeRouting& routing, const Columns2D& act) {
+  const MoeShape& m = f.config().moe;
+  const DeviceTensor& gate = f.tensor(TensorRole::MoeGateExps, l);
+  const DeviceTensor& up = f.tensor(TensorRole::MoeUpExps, l);
+  const DeviceTensor& down = f.tensor(TensorRole::MoeDownExps, l);
+  const Columns assignments{0, m.top_k};
+  if (f.options.glu_placement != Placement::Producer || chunk.prefill || tokens.count != 1 ||
+      !experts_int8(f, gate, chunk, tokens) || !experts_int8(f, up, chunk, tokens) ||
+      !experts_int8(f, down, chunk, assignments) || up.spec.format != gate.spec.format ||
+      up.storage != gate.storage || up.offset != gate.offset + gate.spec.bytes() || m.expert_ffn % 32 != 0 ||
+      2 * gate.spec.bytes() > f.limits.max_range || find_kernel(moe_dmmv_intdot_glu_kernel_name(gate.spec.format)) == nullptr) {
+    return false;
+  }
+  const uint32_t hidden = f.config().hidden, n = m.expert_ffn;
+  const MoeDmmvProblem p{gate.spec.format, gate.view(), ForwardContext::columns(f.act.xn, hidden, tokens),
+                         ForwardContext::columns(f.act.e_gate, n, assignments), m, n, hidden, 1, f.act.xn.stride,
+                         f.act.e_gate.stride, MoeInput::Token};
+  const QuantizedX& x = f.quantized_input(
+      e, ProjectionProblem{p.format, p.weights, p.x, p.y, n, hidden, 1, f.act.xn.stride, p.y_stride, false});
+  const TensorView gate_up{gate.storage, gate.offset, 2 * gate.spec.bytes()};
+  const QuantizedX out = quantized_x_in(TensorView::whole(f.act.quantized_act), n, m.top_k, f.limits);
+  e(moe_dmmv_intdot_glu_op(p, gate_up, x, routing, f.limits, GluEpilogue{GluActivation::Silu, out}),
+    "expert_gate_up_swiglu");
+  // act itself is never written: down takes the int8 form, found as act's.
+  e.last_quantized = QuantizedInput{ForwardContext::columns(act, n, assignments), n, m.top_k, act.stride,
+                                    e.ops().size() - 1, out};
+  return true;
+}
+
 // Experts for tokens `cols`; the routing buffers hold one piece of at most
 // kMoeGroupMaxAssignments / K tokens at a time.
-void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, Columns cols) {
+void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& chunk, Columns cols) {
   const ModelConfig& c = f.config();
   const MoeShape& m = c.moe;
   const MoeRouting routing =
@@ -58,6 +101,14 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, Columns cols) 
   for (uint32_t first = cols.first; first < cols.first + cols.count; first += piece) {
     const Columns tokens{first, std::min(piece, cols.first + cols.count - first)};
     const Columns assignments{0, tokens.count * m.top_k};
+    const auto emit_acc = [&] {
+      e.phase(Phase::MoeAcc);
+      e(moe_acc_op(MoeAccProblem{ForwardContext::columns(f.act.e_out, c.hidden, assignments),
+                                 ForwardContext::columns(f.act.x, tokens), m, c.hidden, tokens.count,
+                                 f.act.e_out.stride, f.act.x.stride},
+                   routing),
+        "moe_acc");
+    };
     e.phase(Phase::MoeTopk);
     if (tokens.count == 1) {  // decode: the routes and their work list in one dispatch
       e(moe_topk_group_op(m, ForwardContext::columns(f.act.router, tokens), routing), "moe_topk_group");
@@ -69,8 +120,10 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, Columns cols) 
 
     // A prefill chunk through the matmul strategy takes the experts' tiled matmul on the matrix
     // units (where the device and the format have them); elsewhere, and in decode, the expert
-    // DMMV. The scalar form of the experts' matmul measured slower than the DMMV on an H200
-    // (docs/GPU_FIGURES.md), so the engine does not take it.
+    // DMMV, on int8 inputs where experts_int8 says (their quantization is the norm's or the
+    // SwiGLU's own where those wrote it, else a quantize_x). The scalar form of the experts'
+    // matmul measured slower than the DMMV on an H200 (docs/GPU_FIGURES.md), so the engine does
+    // not take it.
     auto experts = [&](TensorRole role, const Columns2D& x, Columns x_cols, const Columns2D& y, MoeInput input,
                        uint32_t rows, uint32_t in) {
       const DeviceTensor& w = f.tensor(role, l);
@@ -81,25 +134,39 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, Columns cols) 
         const MatmulChoice matmul = choose_moe_matmul(f.device, p.format, f.options.allow_coopmat);
         if (matmul.coopmat) return moe_matmul_ops(p, routing, f.limits, matmul);
       }
+      if (experts_int8(f, w, chunk, x_cols)) {
+        const QuantizedX& q = f.quantized_input(
+            e, ProjectionProblem{p.format, p.weights, p.x, p.y, rows, in, x_cols.count, x.stride, y.stride, false});
+        return moe_dmmv_intdot_ops(p, q, routing, f.limits);
+      }
       return moe_dmmv_ops(p, routing, f.options.num_cols, f.limits, moe_dmmv_tuning(f.device, p.format, tokens.count));
     };
     e.phase(Phase::MoeGateUp);
+    if (emit_fused_gate_up(e, f, l, chunk, tokens, routing, f.act.e_act)) {
+      e.phase(Phase::MoeDown);
+      e(experts(TensorRole::MoeDownExps, f.act.e_act, assignments, f.act.e_out, MoeInput::Assignment, c.hidden,
+                m.expert_ffn),
+        "expert_down");
+      emit_acc();
+      continue;
+    }
     e(experts(TensorRole::MoeGateExps, f.act.xn, tokens, f.act.e_gate, MoeInput::Token, m.expert_ffn, c.hidden),
       "expert_gate");
     e(experts(TensorRole::MoeUpExps, f.act.xn, tokens, f.act.e_up, MoeInput::Token, m.expert_ffn, c.hidden),
       "expert_up");
     e.phase(Phase::MoeSwiglu);
-    e(glu_op(glu(f, f.act.e_gate, f.act.e_up, f.act.e_act, m.expert_ffn, assignments)), "expert_swiglu");
+    const GluProblem swiglu = glu(f, f.act.e_gate, f.act.e_up, f.act.e_act, m.expert_ffn, assignments);
+    const DeviceTensor& down = f.tensor(TensorRole::MoeDownExps, l);
+    if (experts_int8(f, down, chunk, assignments)) {  // it also writes the int8 form down reads
+      f.glu_for_projection(e, "expert_swiglu", swiglu, assignments, chunk, down);
+    } else {
+      e(glu_op(swiglu), "expert_swiglu");
+    }
     e.phase(Phase::MoeDown);
     e(experts(TensorRole::MoeDownExps, f.act.e_act, assignments, f.act.e_out, MoeInput::Assignment, c.hidden,
               m.expert_ffn),
       "expert_down");
-    e.phase(Phase::MoeAcc);
-    e(moe_acc_op(MoeAccProblem{ForwardContext::columns(f.act.e_out, c.hidden, assignments),
-                               ForwardContext::columns(f.act.x, tokens), m, c.hidden, tokens.count,
-                               f.act.e_out.stride, f.act.x.stride},
-                 routing),
-      "moe_acc");
+    emit_acc();
   }
 }
 
@@ -133,19 +200,26 @@ void emit_ffn_block(Emitter& e, const ForwardContext& f, uint32_t layer, const C
   const auto l = static_cast<int32_t>(layer);
   // In a MoE model the FFN norm only feeds the router and the experts: it counts as MoE time.
   e.at(c.has_moe() ? Phase::MoeRouter : Phase::FfnNorm, l, static_cast<int32_t>(chunk.pos0));
-  const DeviceTensor& first_projection = f.tensor(c.has_moe() ? TensorRole::MoeRouter : TensorRole::FfnGate, l);
-  // A dense FFN's norm feeds gate and up alone; a MoE's also the experts, which read it as floats.
+  // The norm writes its int8 form too where its first reader takes int8 inputs: the router, or
+  // where only the experts do, their gate (the router then reads the floats).
+  const DeviceTensor* first_projection = &f.tensor(c.has_moe() ? TensorRole::MoeRouter : TensorRole::FfnGate, l);
+  if (c.has_moe() && !f.projects_int8(*first_projection, chunk, rest) &&
+      experts_int8(f, f.tensor(TensorRole::MoeGateExps, l), chunk, rest)) {
+    first_projection = &f.tensor(TensorRole::MoeGateExps, l);
+  }
+  // A dense FFN's norm feeds gate and up alone; a MoE's also the router and the experts, which
+  // may read it as floats.
   const bool only_int8_readers = !c.has_moe() && f.projects_int8(f.tensor(TensorRole::FfnGate, l), chunk, rest) &&
                                  f.projects_int8(f.tensor(TensorRole::FfnUp, l), chunk, rest);
   f.norm_for_projection(e, "ffn_norm", f.act.x, f.tensor(TensorRole::FfnNorm, l), f.act.xn, rest, chunk,
-                        first_projection, only_int8_readers);
+                        *first_projection, only_int8_readers);
   if (!c.has_moe()) {
     emit_dense_ffn(e, f, l, chunk, rest);
     return;
   }
   e.phase(Phase::MoeRouter);
   f.project(e, "moe_router", f.tensor(TensorRole::MoeRouter, l), f.act.xn, f.act.router, rest, false, chunk);
-  emit_experts(e, f, l, rest);
+  emit_experts(e, f, l, chunk, rest);
   if (c.moe.has_shared_expert()) emit_shared_expert(e, f, l, chunk, rest);
 }
 

@@ -61,6 +61,9 @@ constexpr StackGroup kStackGroups[] = {
     {{TensorRole::AttnQ, TensorRole::AttnK, TensorRole::AttnV}, 3},
     {{TensorRole::FfnGate, TensorRole::FfnUp}, 2},
     {{TensorRole::SharedGate, TensorRole::SharedUp}, 2},
+    // The experts' gate and up: decode's gate/up with the SwiGLU reads both through one binding
+    // (moe_dmmv_intdot_glu_op).
+    {{TensorRole::MoeGateExps, TensorRole::MoeUpExps}, 2},
 };
 
 // Plan indices of the tensors stored together with plan[i]: i alone, or the longest start of
@@ -79,7 +82,7 @@ std::vector<size_t> storage_group(const std::vector<TensorSpec>& plan,
       const auto it = index.find({group.roles[m], first.layer});
       if (it == index.end() || placed[it->second]) break;
       const TensorSpec& next = plan[it->second];
-      if (next.format != first.format || next.cols != first.cols || next.experts != 1 || first.experts != 1 ||
+      if (next.format != first.format || next.cols != first.cols || next.experts != first.experts ||
           bytes % info.min_storage_buffer_offset_alignment != 0 ||
           bytes / row_bytes(first.format, first.cols) % device_rows_multiple(first.format) != 0 ||
           bytes + next.bytes() > info.max_storage_buffer_range) {

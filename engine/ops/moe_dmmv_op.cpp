@@ -94,33 +94,46 @@ std::vector<Op> moe_dmmv_ops(const MoeDmmvProblem& p, const MoeRouting& routing,
   return moe_slice_ops(p, routing, limits, expert_bytes, op);
 }
 
-std::vector<Op> moe_slice_ops(const MoeDmmvProblem& p, const MoeRouting& routing, const BindingLimits& limits,
-                              uint64_t expert_bytes, const Op& prototype) {
+std::vector<Op> moe_expert_slice_ops(const MoeDmmvProblem& p, const MoeRouting& routing, const BindingLimits& limits,
+                                     uint64_t expert_bytes, const Op& prototype, const std::vector<BufferRef>& inputs,
+                                     const BufferRef& y, const MoeSlicePush& push) {
   const MoeShape& s = p.shape;
   const auto work_list = moe_work_list_reads(s, p.ncols, routing);  // checks E, K and C
-  const std::string what = prototype.label;
-  const uint32_t x_cols = p.input == MoeInput::Token ? p.ncols : p.ncols * s.top_k;
-  const AlignedWindow x =
-      aligned_window(p.x, 0, column_span(p.x, x_cols, p.x_stride, p.cols, what + " x").bytes, limits);
-  const AlignedWindow y =
-      aligned_window(p.y, 0, column_span(p.y, p.ncols * s.top_k, p.y_stride, p.rows, what + " y").bytes, limits);
   const uint32_t slice = experts_per_slice(expert_bytes, s.n_experts, limits, prototype.label);
   std::vector<Op> ops;
   for (uint32_t e0 = 0; e0 < s.n_experts; e0 += slice) {
     const uint32_t count = std::min(slice, s.n_experts - e0);
     Op op = prototype;
-    op.bindings = {p.weights.slice(e0 * expert_bytes, count * expert_bytes).read(),
-                   x.view.read(),
-                   y.view.write(),
-                   work_list[0],
-                   work_list[1],
-                   work_list[2]};
-    op.push = PushConstants::of(MoeDmmvPush{p.rows, p.cols, s.top_k, p.x_stride, p.y_stride,
-                                            x.first_float, y.first_float, e0, count});
+    op.bindings = {p.weights.slice(e0 * expert_bytes, count * expert_bytes).read()};
+    op.bindings.insert(op.bindings.end(), inputs.begin(), inputs.end());
+    op.bindings.push_back(y);
+    op.bindings.insert(op.bindings.end(), work_list.begin(), work_list.end());
+    op.push = push(e0, count);
     op.phase = p.input == MoeInput::Token ? Phase::MoeGateUp : Phase::MoeDown;
     ops.push_back(op);
   }
   return ops;
+}
+
+AlignedWindow moe_output_window(const MoeDmmvProblem& p, const BindingLimits& limits, const std::string& what) {
+  return aligned_window(p.y, 0, column_span(p.y, p.ncols * p.shape.top_k, p.y_stride, p.rows, what + " y").bytes,
+                        limits);
+}
+
+std::vector<Op> moe_slice_ops(const MoeDmmvProblem& p, const MoeRouting& routing, const BindingLimits& limits,
+                              uint64_t expert_bytes, const Op& prototype) {
+  const MoeShape& s = p.shape;
+  const std::string what = prototype.label;
+  const uint32_t x_cols = p.input == MoeInput::Token ? p.ncols : p.ncols * s.top_k;
+  const AlignedWindow x =
+      aligned_window(p.x, 0, column_span(p.x, x_cols, p.x_stride, p.cols, what + " x").bytes, limits);
+  const AlignedWindow y = moe_output_window(p, limits, what);
+  return moe_expert_slice_ops(p, routing, limits, expert_bytes, prototype, {x.view.read()}, y.view.write(),
+                              [&](uint32_t e0, uint32_t count) {
+                                return PushConstants::of(MoeDmmvPush{p.rows, p.cols, s.top_k, p.x_stride,
+                                                                     p.y_stride, x.first_float, y.first_float, e0,
+                                                                     count});
+                              });
 }
 
 }  // namespace pb

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "engine/ops/binding_limits.h"
@@ -89,6 +91,21 @@ uint64_t check_moe_problem(const MoeDmmvProblem& problem, const char* op);
 // the label for a work list too small or one expert beyond the binding range.
 std::vector<Op> moe_slice_ops(const MoeDmmvProblem& problem, const MoeRouting& routing, const BindingLimits& limits,
                               uint64_t expert_bytes, const Op& prototype);
+
+// The push constants of one expert slice, from its first expert and expert count.
+using MoeSlicePush = std::function<PushConstants(uint32_t expert_first, uint32_t expert_count)>;
+
+// What moe_slice_ops does for any expert kernel (the integer-dot one too,
+// moe_dmmv_intdot_op.h): `prototype` once per slice of p's stacked experts, each binding the
+// slice, then `inputs`, then `y`, then the work list, with push(first expert, count) and p's
+// phase. Throws as moe_slice_ops.
+std::vector<Op> moe_expert_slice_ops(const MoeDmmvProblem& problem, const MoeRouting& routing,
+                                     const BindingLimits& limits, uint64_t expert_bytes, const Op& prototype,
+                                     const std::vector<BufferRef>& inputs, const BufferRef& y,
+                                     const MoeSlicePush& push);
+
+// The binding window of p's C*K output columns (`what` names it in an error).
+AlignedWindow moe_output_window(const MoeDmmvProblem& problem, const BindingLimits& limits, const std::string& what);
 
 // The kernel name for a format: "moe_dmmv_q4_k", ...
 const char* moe_dmmv_kernel_name(WeightFormat format);

@@ -1,7 +1,8 @@
 // The mixture-of-experts kernels at the MoE preset's shape (ShapeSet::moe_model), for a decode
 // token and prefill chunks: the top-k routing (kernels/moe_topk.comp), the grouping of
 // assignments by expert (moe_group.comp), both in one dispatch for a decode token
-// (moe_topk_group.comp), the expert DMMVs (moe_dmmv_*.comp) and, for chunks,
+// (moe_topk_group.comp), the expert DMMVs (moe_dmmv_*.comp, and on int8 inputs
+// intdot/moe_dmmv_intdot_*.comp) and, for chunks,
 // the experts' tiled matmul (moe_matmul_*.comp, coopmat/moe_matmul_coopmat_*.comp) in each
 // format a model's experts come in, and the weighted accumulation into the residual
 // (moe_acc.comp); the DMMV's workgroup shapes and the matmul's cooperative-matrix tiles as
@@ -20,6 +21,7 @@
 
 #include "engine/ops/moe_acc_op.h"
 #include "engine/ops/moe_cost.h"
+#include "engine/ops/moe_dmmv_intdot_op.h"
 #include "engine/ops/moe_dmmv_op.h"
 #include "engine/ops/moe_matmul_op.h"
 #include "engine/ops/moe_routing_ops.h"
@@ -102,10 +104,16 @@ uint32_t expert_invocations(BenchEnv& env, uint64_t expert_bytes, uint32_t token
 }
 
 // The expert projection's ops for one invocation: the DMMV (with `tuning`; unset, the engine's
-// moe_dmmv_tuning), or with `matmul` set the experts' tiled matmul with that choice.
+// moe_dmmv_tuning), with `matmul` set the experts' tiled matmul with that choice, or with
+// `intdot` set the integer-dot DMMV in that shape (zeros: the engine's) on x quantized once
+// before timing, as decode's norm and SwiGLU write it; with `glu` too, decode's gate and up
+// with the SwiGLU in one dispatch (moe_dmmv_intdot_glu_op: the gate and the up experts stacked
+// in one tensor, act written in int8).
 struct ExpertKernel {
   std::optional<MoeDmmvTuning> tuning;
   std::optional<MatmulChoice> matmul;
+  std::optional<DmmvIntdotTuning> intdot;
+  bool glu = false;
 };
 
 BenchCase moe_dmmv_case(BenchEnv& env, WeightFormat format, ExpertRole role, uint32_t tokens,
@@ -115,8 +123,10 @@ BenchCase moe_dmmv_case(BenchEnv& env, WeightFormat format, ExpertRole role, uin
   const MoeShape& m = s.moe;
   const ExpertMatrix w = expert_matrix(s, role);
   const BindingLimits limits = BindingLimits::of(env.info());
-  // The experts stacked as one tensor of E * rows rows, as the model stores them.
-  const auto weights = env.weights().get(env.device(), env.pipelines(), format, m.n_experts * w.rows, w.cols);
+  // The experts stacked as one tensor of E * rows rows, as the model stores them (gate and up:
+  // twice that, the up experts after the gate experts).
+  const uint32_t stacks = kernel.glu ? 2 : 1;
+  const auto weights = env.weights().get(env.device(), env.pipelines(), format, stacks * m.n_experts * w.rows, w.cols);
   c.resources.push_back(weights);
   const uint32_t assignments = tokens * m.top_k;
   const uint32_t x_columns = w.input == MoeInput::Token ? tokens : assignments;
@@ -124,6 +134,20 @@ BenchCase moe_dmmv_case(BenchEnv& env, WeightFormat format, ExpertRole role, uin
   const Buffer& x = keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32,
                                              uint64_t(x_stride) * x_columns, 40, "expert x"));
   const Buffer& y = keep(c, Buffer(env.device(), uint64_t(y_stride) * assignments * 4, MemoryUse::Device, "expert y"));
+  std::optional<QuantizedX> xq, act;
+  if (kernel.glu) {
+    const Buffer& storage = keep(c, Buffer(env.device(), quantized_x_bytes(w.rows, assignments, limits),
+                                           MemoryUse::Device, "expert act"));
+    act = quantized_x_in(TensorView::whole(storage), w.rows, assignments, limits);
+  }
+  if (kernel.intdot) {
+    const Buffer& storage = keep(c, Buffer(env.device(), quantized_x_bytes(w.cols, x_columns, limits),
+                                           MemoryUse::Device, "expert xq"));
+    xq = quantized_x_in(TensorView::whole(storage), w.cols, x_columns, limits);
+    const ProjectionProblem source{format, TensorView{}, TensorView::whole(x), TensorView::whole(y), w.rows,
+                                   w.cols, x_columns,    x_stride,             y_stride,             false};
+    run_immediately(env.device(), env.pipelines(), quantize_x_ops(source, *xq, limits));
+  }
   const uint64_t expert_bytes = tensor_bytes(format, w.rows, w.cols);
   c.invocations = expert_invocations(env, expert_bytes, tokens);
   double experts_read = 0;
@@ -133,16 +157,24 @@ BenchCase moe_dmmv_case(BenchEnv& env, WeightFormat format, ExpertRole role, uin
     const Buffer& copy = weights->copies[i % weights->copies.size()];
     const MoeDmmvProblem p{format,   TensorView::whole(copy), TensorView::whole(x), TensorView::whole(y), m, w.rows,
                            w.cols,   tokens,                  x_stride,             y_stride,             w.input};
-    std::vector<Op> ops = kernel.matmul ? moe_matmul_ops(p, r.views, limits, *kernel.matmul)
-                                        : moe_dmmv_ops(p, r.views, NumColsMode{}, limits,
-                                                       kernel.tuning.value_or(moe_dmmv_tuning(env.info(), format, tokens)));
+    std::vector<Op> ops = kernel.glu      ? std::vector<Op>{moe_dmmv_intdot_glu_op(p, TensorView::whole(copy), *xq,
+                                                                               r.views, limits,
+                                                                               GluEpilogue{GluActivation::Silu, *act})}
+                          : kernel.matmul ? moe_matmul_ops(p, r.views, limits, *kernel.matmul)
+                          : kernel.intdot ? moe_dmmv_intdot_ops(p, *xq, r.views, limits, *kernel.intdot)
+                                          : moe_dmmv_ops(p, r.views, NumColsMode{}, limits,
+                                                         kernel.tuning.value_or(moe_dmmv_tuning(env.info(), format, tokens)));
     for (Op& op : ops) c.round.push_back(std::move(op));
     experts_read += r.experts;
   }
   const MoeDmmvCost cost =
       moe_dmmv_cost(format, w.rows, w.cols, 1, assignments, x_columns);  // the weights of one expert
   const double experts = experts_read / c.invocations;
-  c.cost = {cost.weight_bytes * experts + cost.x_bytes + cost.y_bytes, cost.flops};
+  // int8 inputs: a byte per activation and 8 per block of 32 (quantize_x_op.h).
+  const double x_bytes = kernel.intdot ? cost.x_bytes / 4 * (1.0 + 8.0 / 32.0) : cost.x_bytes;
+  // The GLU form reads gate and up and writes act in int8 instead of y.
+  const double y_bytes = kernel.glu ? cost.y_bytes / 4 * (1.0 + 8.0 / 32.0) : cost.y_bytes;
+  c.cost = {stacks * (cost.weight_bytes * experts) + x_bytes + y_bytes, stacks * cost.flops};
   return c;
 }
 
@@ -228,6 +260,42 @@ void register_moe_benchmarks(GpuBenchmarks& benchmarks) {
         const std::string name = "moe_dmmv/" + std::string(format_name(format)) + "/" + shape_name(s, role) + "/" +
                                  routing_name(s, tokens);
         benchmarks.add(name, [=](BenchEnv& env) { return moe_dmmv_case(env, format, role, tokens); });
+      }
+    }
+  }
+  // The same on int8 inputs (dmmv_activations: int8), where the device runs the integer dot:
+  // the engine's shape, and the shapes around it as a tuning family.
+  for (const WeightFormat format : {WeightFormat::Q8_0, WeightFormat::Q4_K, WeightFormat::Q6_K}) {
+    if (!moe_dmmv_intdot_supported(benchmarks.env().info(), format)) continue;
+    for (const ExpertRole role : {ExpertRole::Gate, ExpertRole::Down}) {
+      for (const uint32_t tokens : s.moe_tokens) {
+        if (role == ExpertRole::Gate && tokens == 1) {
+          benchmarks.add("moe_dmmv_intdot_glu/" + std::string(format_name(format)) + "/" + shape_name(s, role) + "/" +
+                             routing_name(s, tokens),
+                         [=](BenchEnv& env) {
+                           return moe_dmmv_case(env, format, role, tokens,
+                                                {std::nullopt, std::nullopt, DmmvIntdotTuning{}, true});
+                         });
+        }
+        const std::string name = "moe_dmmv_intdot/" + std::string(format_name(format)) + "/" + shape_name(s, role) +
+                                 "/" + routing_name(s, tokens);
+        benchmarks.add(name, [=](BenchEnv& env) {
+          return moe_dmmv_case(env, format, role, tokens, {std::nullopt, std::nullopt, DmmvIntdotTuning{}});
+        });
+        for (const uint32_t threads : {32u, 64u, 128u}) {
+          for (const uint32_t rows : {1u, 2u, 4u}) {
+            for (const uint32_t unroll : {1u, 2u}) {
+              const DmmvIntdotTuning t{threads, rows, unroll};
+              const std::string tuned = "moe_dmmv_intdot_tuning/" + std::string(format_name(format)) + "/" +
+                                        shape_name(s, role) + "/" + routing_name(s, tokens) + "/threads:" +
+                                        std::to_string(threads) + "/rows:" + std::to_string(rows) + "/unroll:" +
+                                        std::to_string(unroll);
+              benchmarks.add(tuned, [=](BenchEnv& env) {
+                return moe_dmmv_case(env, format, role, tokens, {std::nullopt, std::nullopt, t});
+              });
+            }
+          }
+        }
       }
     }
   }

@@ -27,6 +27,9 @@
 //                       (dmmv_intdot_input_rms.glsl)
 //   DMMV_GLU_EPILOGUE   the stacked gate and up projection that writes the int8 input of the
 //                       down projection, act = glu(gate, up) (dmmv_intdot_glu_epilogue.glsl)
+// and the experts' forms, MOE_DMMV (intdot/moe_dmmv_intdot_<fmt>.comp,
+// moe_dmmv_intdot_main.glsl): the routed experts' gate, up or down over a work list; with
+// DMMV_GLU_EPILOGUE their gate and up with the SwiGLU (moe_dmmv_intdot_glu_main.glsl).
 //
 // Included after dmmv_intdot_common.glsl and a format file (dmmv_intdot_<fmt>.glsl), which
 // defines, before this body:
@@ -54,8 +57,13 @@ layout(binding = 3) buffer Y { float y[]; };  // column c at c * y_stride floats
 // The weight row of accumulator row r: first_row + r, clamped (rows past the end compute on the
 // last row and are never written); in the GLU epilogue's stacked gate and up, gate rows for r
 // below ROWS / 2 and the matching up rows, half_rows further, above.
-#ifdef DMMV_GLU_EPILOGUE
+#if defined(MOE_DMMV) && defined(DMMV_GLU_EPILOGUE)
+uint gate_row0, up_row0;  // the item's expert's first gate and up rows (moe_dmmv_intdot_glu_main.glsl)
+#define DMMV_ROW(r) ((r) < ROWS / 2 ? gate_row0 + first_row + uint(r) : up_row0 + first_row + uint(r) - uint(ROWS / 2))
+#elif defined(DMMV_GLU_EPILOGUE)
 #define DMMV_ROW(r) ((r) < ROWS / 2 ? first_row + uint(r) : half_rows + first_row + uint(r) - uint(ROWS / 2))
+#elif defined(MOE_DMMV)
+#define DMMV_ROW(r) (weight_row0 + min(first_row + uint(r), pc.rows - 1))
 #else
 #define DMMV_ROW(r) min(first_row + uint(r), pc.rows - 1)
 #endif
@@ -90,7 +98,11 @@ layout(binding = 3) buffer Y { float y[]; };  // column c at c * y_stride floats
 #include "dmmv_intdot_input_rms.glsl"
 #endif
 
-#if defined(DMMV_NORM_EPILOGUE)
+#if defined(MOE_DMMV) && defined(DMMV_GLU_EPILOGUE)
+#include "moe_dmmv_intdot_glu_main.glsl"
+#elif defined(MOE_DMMV)
+#include "moe_dmmv_intdot_main.glsl"
+#elif defined(DMMV_NORM_EPILOGUE)
 #include "dmmv_intdot_norm_epilogue.glsl"
 #elif defined(DMMV_GLU_EPILOGUE)
 #include "dmmv_intdot_glu_epilogue.glsl"

@@ -1,6 +1,6 @@
 // Declarations every integer-dot DMMV kernel shares, included before its format file: the
 // extensions, the quantized activations at bindings 1 and 2, and the push constants
-// (engine/ops/dmmv_intdot_op.h, DmmvIntdotPush).
+// (engine/ops/dmmv_intdot_op.h, DmmvIntdotPush; with MOE_DMMV defined, the expert form's).
 #extension GL_EXT_integer_dot_product : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_EXT_shader_16bit_storage : require
@@ -9,6 +9,31 @@
 #define QX_SCALES_BINDING 2
 #include "dmmv_intdot_quantized_x.glsl"
 
+#ifdef MOE_DMMV
+// The expert form (moe_dmmv_intdot_main.glsl; engine/ops/moe_dmmv_intdot_op.h, MoeIntdotPush):
+// a column is the input column of the pass's c-th assignment, which the main defines.
+layout(push_constant) uniform Push {
+  uint rows;          // rows of one expert's matrix
+  uint cols;          // input length
+  uint top_k;         // K: assignment a belongs to token a / K
+  uint y_stride;      // floats between y columns
+  uint y_offset;      // floats from the y binding's start to column 0
+  uint xq_offset;     // uvec4s from the quants binding's start to column 0
+  uint xs_offset;     // vec2s from the scales binding's start to column 0
+  uint expert_first;  // expert held first by this dispatch's weight binding
+  uint expert_count;  // experts in the binding; items of other experts exit at once
+} pc;
+
+uint moe_input_column(uint c);
+#define QX_COLUMN(c) moe_input_column(c)
+// The weight binding's rows (Q6_K's device layout needs them): its experts', or with the SwiGLU
+// (moe_dmmv_intdot_glu_main.glsl) the gate experts' and as many up rows.
+#ifdef DMMV_GLU_EPILOGUE
+#define BINDING_ROWS (2u * pc.expert_count * pc.rows)
+#else
+#define BINDING_ROWS (pc.expert_count * pc.rows)
+#endif
+#else
 layout(push_constant) uniform Push {
   uint rows;       // rows of this dispatch's weight slice
   uint cols;       // input length
@@ -18,10 +43,13 @@ layout(push_constant) uniform Push {
   uint xq_offset;  // uvec4s from the quants binding's start to column 0
   uint xs_offset;  // vec2s from the scales binding's start to column 0
 } pc;
+#define QX_COLUMN(c) (c)
+#define BINDING_ROWS pc.rows
+#endif
 
 // 16 quants of column c starting at k = 16 * k16, and the scales of its block of 32.
-uvec4 x_quants(uint c, uint k16) { return xq[pc.xq_offset + c * (pc.cols >> 4) + k16]; }
-vec2 x_scales(uint c, uint block) { return xs[pc.xs_offset + c * (pc.cols >> 5) + block]; }
+uvec4 x_quants(uint c, uint k16) { return xq[pc.xq_offset + QX_COLUMN(c) * (pc.cols >> 4) + k16]; }
+vec2 x_scales(uint c, uint block) { return xs[pc.xs_offset + QX_COLUMN(c) * (pc.cols >> 5) + block]; }
 
 // Sum of the four byte products of two words of packed int8, added to `sum`.
 int dot4(uint a, uint b, int sum) { return sum + dotPacked4x8EXT(int(a), int(b)); }

@@ -49,7 +49,7 @@ WeightChunk load_weights(uint row, uint chunk) {
   WeightChunk c;
   c.lo = uvec4(p0.x, p1.x, p2.x, p3.x);
   c.hi = uvec4(p0.y, p1.y, p2.y, p3.y);
-  const float d = unpackHalf2x16(uint(w_halves[q6_k_d_byte(row, pc.cols, chunk >> 3, pc.rows) >> 1])).x;
+  const float d = unpackHalf2x16(uint(w_halves[q6_k_d_byte(row, pc.cols, chunk >> 3, BINDING_ROWS) >> 1])).x;
   c.scales = d * vec2(float(int(sc.x << (24u - 8u * t)) >> 24), float(int(sc.y << (24u - 8u * t)) >> 24));
   return c;
 }

@@ -226,14 +226,19 @@ def test_the_mixture_of_experts_rows_are_the_runs_tokens_per_second(binary, tmp_
                                      "--submit", "per-prompt"],
             "moe-decode-tiny-moe": ["--prompt", "4", "--decode", "4", "--prefill", "batched", "--submit",
                                     "per-token-ahead", "--barriers", "ledger", "--profile", "submit"]}
+    runs["moe-decode-int8-fused-tiny-moe"] = [*runs["moe-decode-tiny-moe"], "--dmmv-activations", "int8",
+                                              "--norm-placement", "producer", "--glu-placement", "producer"]
     for ident, extra in runs.items():
         cmd = [str(binary), "run", *common, *extra, "--out", str(tmp_path / f"{ident}.json")]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}"
     # A MoE decode that never ran (its model did not fit, say) is a missing row, not a failure.
     text = write_report(tmp_path, [*runs, "moe-decode-tiny-gemma"])
-    for ident, phase in (("moe-prefill-tiny-moe", "prefill"), ("moe-decode-tiny-moe", "decode")):
-        cells = figure_row(text, f"{phase} tiny-moe q4_k (mixture of experts)")
+    for ident, row in (("moe-prefill-tiny-moe", "prefill tiny-moe q4_k (mixture of experts), 512"),
+                       ("moe-decode-tiny-moe", "decode tiny-moe q4_k (mixture of experts), float"),
+                       ("moe-decode-int8-fused-tiny-moe", "decode tiny-moe q4_k (mixture of experts), int8")):
+        phase = row.split()[0]
+        cells = figure_row(text, row)
         tok_s = json.loads((tmp_path / f"{ident}.json").read_text())["runs"][0]["summary"][f"{phase}.tok_s"]
         shown = lambda x: f"{x:.0f}" if x >= 100 else f"{x:.3g}"
         assert cells[4] == shown(tok_s["median"]), cells

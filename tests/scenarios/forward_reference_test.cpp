@@ -208,6 +208,36 @@ TEST(Placement, DecodeKeepsNoNormDispatchAndNoGluDispatch) {
   EXPECT_EQ(count(fused, "_rms") + count(fused, "_glu"), count(fused_norms, "_rms"));
 }
 
+// A MoE decode step on int8 inputs takes the experts' integer-dot kernels: gate, up and down
+// each a dispatch, the SwiGLU writing down's int8 input; with glu_placement producer gate, up
+// and the SwiGLU are one dispatch (moe_dmmv_intdot_<fmt>_glu) and no SwiGLU dispatch is left.
+TEST(Placement, MoeDecodeRunsItsExpertsOnInt8InputsAndTheirSwigluInGateAndUp) {
+  if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
+    GTEST_SKIP() << "no integer-dot path here";
+  }
+  RunConfig run = config_for({"tiny-moe", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4,
+                              DmmvActivations::Int8});
+  const int steps = int(kDecode), layers = static_cast<int>(preset(run.model).n_layers);
+  // Kernels named `prefix`..., with the _glu ones or without them (the q4_k_m mixture's experts
+  // are Q4_K and Q6_K).
+  const auto kernels = [](const std::map<std::string, int>& m, const std::string& prefix, bool glu) {
+    int n = 0;
+    for (const auto& [name, k] : m) n += name.starts_with(prefix) && name.ends_with("_glu") == glu ? k : 0;
+    return n;
+  };
+  const auto plain = decode_kernels(run);
+  EXPECT_EQ(kernels(plain, "moe_dmmv_intdot_", false), 3 * layers * steps);  // gate, up, down
+  EXPECT_EQ(kernels(plain, "moe_dmmv_intdot_", true), 0);
+  EXPECT_EQ(kernels(plain, "glu_quantize", false), layers * steps);
+  EXPECT_EQ(kernels(plain, "moe_dmmv_q", false) + kernels(plain, "moe_dmmv_f", false), 0);  // no float experts
+  run.forward.glu_placement = Placement::Producer;
+  const auto fused = decode_kernels(run);
+  EXPECT_EQ(kernels(fused, "moe_dmmv_intdot_", true), layers * steps);
+  EXPECT_EQ(kernels(fused, "moe_dmmv_intdot_", false), layers * steps);  // down
+  EXPECT_EQ(kernels(fused, "glu", false), 0);  // neither glu nor glu_quantize
+  EXPECT_EQ(kernels(fused, "quantize_x", false), 0);  // the norm and the SwiGLU quantize
+}
+
 // One decode step after the same prefill, with the norms and gated units dispatched and with
 // them in the producers: the same int8 arithmetic but for where each block's scale is rounded
 // and the float rounding of gate and up, so the step's logits agree closely (their L2 norms
@@ -218,10 +248,10 @@ TEST(Placement, OneDecodeStepMatchesTheDispatchedNormsAndGlus) {
   if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
     GTEST_SKIP() << "no integer-dot path here";
   }
-  // The MoE models keep every decode norm's and gated unit's dispatch (a float reader, no
-  // residual projection before a norm, experts instead of a dense FFN), except tiny-moe's first
-  // attention norm, which moves into the embedding; tiny-hybrid's first layer is DeltaNet's, so
-  // there the two agree exactly.
+  // The MoE models keep every decode FFN norm's dispatch (no residual projection before a norm
+  // whose readers are all int8), except tiny-moe's first attention norm, which moves into the
+  // embedding; tiny-moe's experts' SwiGLU moves into their gate and up; tiny-hybrid's first
+  // layer is DeltaNet's, so there the two agree exactly.
   for (const char* model : {"tiny-dense", "tiny-llama", "tiny-hybrid", "tiny-moe"}) {
     RunConfig run = config_for({model, PrefillStrategy::Batched, BarrierPolicy::Ledger, 4, DmmvActivations::Int8,
                                 Placement::Dispatch});

@@ -1,7 +1,8 @@
 // The check the expert projections' tests share (moe_dmmv_test, moe_matmul_test): random
 // routes over a pool of experts, the unselected experts poisoned with NaN blocks, the routing
 // grouped on the device, then the projection's ops; y against the CPU reference within
-// rel * sum_k |w_k x_k| + 1e-6, the padding between columns untouched.
+// rel * sum_k |w_k x_k| + 1e-6, the padding between columns untouched. An integer-dot
+// projection's reference reads the activations its quantization stands for (`reference_x`).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -26,9 +27,14 @@ struct MoeProjectionShape {
 using MoeOpsBuilder =
     std::function<std::vector<Op>(const MoeDmmvProblem&, const MoeRouting&, const BindingLimits&)>;
 
+// The x the reference reads, from the x the ops read (ncols columns of cols at x_stride).
+using MoeReferenceX = std::function<std::vector<float>(const std::vector<float>& x, uint32_t cols, uint32_t ncols,
+                                                        uint32_t x_stride)>;
+
 // Runs moe_group then `build`'s ops and checks y; returns the ops `build` made (after the
 // check's own assertions) and records the worst error per magnitude.
-inline std::vector<Op> check_moe_projection(const MoeProjectionShape& p, const MoeOpsBuilder& build, double rel) {
+inline std::vector<Op> check_moe_projection(const MoeProjectionShape& p, const MoeOpsBuilder& build, double rel,
+                                            const MoeReferenceX& reference_x = nullptr) {
   std::mt19937 rng(321 + p.ncols + p.rows + static_cast<uint32_t>(p.format));
   const MoeShape shape{p.experts, p.top_k, 0, 0, true};
   const uint32_t n = p.ncols * p.top_k;
@@ -41,6 +47,7 @@ inline std::vector<Op> check_moe_projection(const MoeProjectionShape& p, const M
   const uint32_t x_cols = per_assignment ? n : p.ncols;
   const uint32_t x_stride = p.cols + 4, y_stride = p.rows + 3;
   const auto x = random_columns(p.cols, x_cols, x_stride, -1.0f, 1.0f, rng);
+  const std::vector<float> ref_x = reference_x ? reference_x(x, p.cols, x_cols, x_stride) : x;
   const std::vector<float> y0(size_t(n) * y_stride, kPadding);
 
   RoutingBuffers rb = make_routing(shape, p.ncols);
@@ -59,11 +66,12 @@ inline std::vector<Op> check_moe_projection(const MoeProjectionShape& p, const M
   const auto gpu = download_floats(yb, y0.size());
 
   std::vector<float> expected = y0;
-  ref::moe_dmmv(p.format, w.bytes, p.rows, p.cols, routes, p.top_k, per_assignment, x, x_stride, expected, y_stride);
+  ref::moe_dmmv(p.format, w.bytes, p.rows, p.cols, routes, p.top_k, per_assignment, ref_x, x_stride, expected,
+                y_stride);
   expect_padding_kept(gpu, y0, p.rows, y_stride, "y");
   double worst = 0;
   for (uint32_t a = 0; a < n; ++a) {
-    const float* xc = x.data() + size_t(per_assignment ? a : a / p.top_k) * x_stride;
+    const float* xc = ref_x.data() + size_t(per_assignment ? a : a / p.top_k) * x_stride;
     const float* we = dequantized.data() + size_t(routes[a]) * p.rows * p.cols;
     for (uint32_t r = 0; r < p.rows; ++r) {
       double magnitude = 0;

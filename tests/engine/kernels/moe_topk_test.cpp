@@ -108,7 +108,10 @@ const TopkCase kTopkCases[] = {
     TopkCase{256, 8, 3, true, Logits::Random},   TopkCase{128, 8, 2, false, Logits::Random},
     TopkCase{128, 8, 4, true, Logits::Ties},     TopkCase{16, 4, 6, false, Logits::Ties},
     TopkCase{128, 8, 1, true, Logits::AllEqual}, TopkCase{16, 3, 2, false, Logits::AllEqual},
-    TopkCase{8, 4, 6, true, Logits::Special},    TopkCase{8, 4, 6, false, Logits::Special}};
+    TopkCase{8, 4, 6, true, Logits::Special},    TopkCase{8, 4, 6, false, Logits::Special},
+    // More rounds than a subgroup has lanes (32 on NVIDIA, fewer on lavapipe): a lane keeps
+    // several rounds' winners and writes several routes and items.
+    TopkCase{64, 40, 2, true, Logits::Random},   TopkCase{128, 64, 1, false, Logits::Ties}};
 
 INSTANTIATE_TEST_SUITE_P(Routes, MoeTopkTest, ::testing::ValuesIn(kTopkCases));
 

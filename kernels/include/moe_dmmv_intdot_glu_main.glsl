@@ -1,0 +1,61 @@
+// The experts' gate and up of a decode token in one dispatch that also applies the SwiGLU and
+// writes act = silu(gate) * up in the int8 blocks the experts' down reads (MOE_DMMV with
+// DMMV_GLU_EPILOGUE in dmmv_intdot_body.glsl; glu_placement: producer): the experts' form of
+// dmmv_intdot_glu_epilogue.glsl, so decode's expert FFN takes two dispatches where it took four
+// (gate, up, SwiGLU, down). Neither gate, up nor act is written as floats.
+//
+// Binding 0 holds the gate experts [E][F][cols] and, right after them, the up experts: gate row
+// r of expert e is e F + r, its up row E F + e F + r (pc.rows = F, pc.expert_count = E; one
+// binding, no expert slices). Workgroup (block, item): the item's expert and its one assignment
+// a (a decode token's K experts are distinct), act elements [32 x, 32 x + 32) of column a; team
+// t (dmmv_intdot_block_teams.glsl) sums the gate rows 32 x + h t .. + h - 1 and the matching up
+// rows (h = ROWS / 2), and the block's holders apply the unit and quantize it into bindings 5
+// and 6 at column a (F elements a column). Binding 4 is unread (RMS_EPS is 0: the input is
+// quantized with its norm applied); the work list is at bindings 7 to 9.
+#ifndef PB_MOE_DMMV_INTDOT_GLU_MAIN_GLSL
+#define PB_MOE_DMMV_INTDOT_GLU_MAIN_GLSL
+
+layout(constant_id = 7) const int ACTIVATION = 0;
+#include "glu_activation.glsl"
+#include "dmmv_intdot_input_rms.glsl"  // RMS_EPS = 0: no division
+#include "dmmv_intdot_block_teams.glsl"
+
+layout(binding = 7) readonly buffer Items { uvec4 items[]; };  // (expert, count, first, 0)
+layout(binding = 8) readonly buffer Assignments { uint assignments[]; };  // grouped by expert
+layout(binding = 9) readonly buffer Counter { uint counter[]; };          // [0]: n_items
+
+uint token_column;  // the input column: the assignment's token
+uint moe_input_column(uint c) { return token_column; }
+
+shared float block_gate[TEAM], block_up[TEAM];  // the workgroup's gate and up sums, in order
+
+void main() {
+  const uint item = gl_WorkGroupID.y;
+  if (item >= counter[0]) return;  // uniform over the workgroup: no barrier is skipped
+  const uvec4 it = items[item];
+  const uint a = assignments[it.z];
+  token_column = a / pc.top_k;
+  gate_row0 = it.x * pc.rows;  // read by DMMV_ROW
+  up_row0 = (pc.expert_count + it.x) * pc.rows;
+  const uint t = subgroup_major_index();
+  const uint team = t / TEAM, lane = t % TEAM;
+  const uint block = gl_WorkGroupID.x * TEAM;              // the workgroup's first act element
+  const uint first_row = block + team * uint(ROWS / 2);  // DMMV_ROW maps rows past ROWS / 2 to up
+  const bool holds = t < TEAM;  // the block's holders (the first team) apply the unit and quantize
+  accumulate_team_rows(first_row, pc.rows, lane);
+
+  // Lane j of a team puts its element j's sums in place (acc indexed by constants only).
+  [[unroll]] for (int j = 0; j < ROWS / 2; ++j) {
+    if (lane == uint(j)) {
+      block_gate[team * uint(ROWS / 2) + uint(j)] = acc[j];
+      block_up[team * uint(ROWS / 2) + uint(j)] = acc[ROWS / 2 + j];
+    }
+  }
+  barrier();
+
+  const float v = holds ? glu_value(block_gate[t], block_up[t]) : 0.0;
+  const uint column_first = a * pc.rows;
+  quantize_owned_block(v, holds, column_first + block + t, column_first + block);
+}
+
+#endif  // PB_MOE_DMMV_INTDOT_GLU_MAIN_GLSL

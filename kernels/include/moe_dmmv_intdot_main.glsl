@@ -1,0 +1,62 @@
+// The experts' integer-dot DMMV (MOE_DMMV in dmmv_intdot_body.glsl): for each work item of
+// moe_group.comp (an expert and the assignments routed to it), y[a][row] = sum_k W[e][row][k] *
+// xhat[input(a)][k] over the item's assignments a, NUM_COLS per pass, on int8 activations
+// (quantize_x.comp, rmsnorm_quantize.comp or glu_quantize.comp wrote them). The expert DMMV of
+// moe_dmmv_body.glsl with the dense integer-dot kernel's loop: its format files, chunks and
+// unrolled loads, so an expert's rows cost what a dense row of the same format does.
+//
+// The input column of assignment a = t*K + j is the token t for gate and up (spec
+// INPUT_PER_ASSIGNMENT = 0: the quantized normed hidden state, C columns) and a for down (1: the
+// quantized activated expert state, C*K columns); the output column is a.
+//
+// Workgroup (row block, item): gl_WorkGroupID.x * ROWS is the first row, gl_WorkGroupID.y the
+// item. The grid is static, min(E, C*K) items; items at or past counter[0] exit at once, so a
+// decode token costs K item rows, not E. Included by dmmv_intdot_body.glsl in place of its main.
+layout(constant_id = 1) const int INPUT_PER_ASSIGNMENT = 0;  // 0: x column t = a / K; 1: a
+
+layout(binding = 4) readonly buffer Items { uvec4 items[]; };  // (expert, count, first, 0)
+layout(binding = 5) readonly buffer Assignments { uint assignments[]; };  // grouped by expert
+layout(binding = 6) readonly buffer Counter { uint counter[]; };          // [0]: n_items
+
+// The pass's assignments (output columns) and their input columns. A pass of fewer than
+// NUM_COLS assignments repeats its first in the rest, so the unrolled column loop stays as it
+// is; those columns are computed and not written.
+uint pass_assign[NUM_COLS];
+uint pass_input[NUM_COLS];
+
+uint moe_input_column(uint c) { return pass_input[c]; }
+
+void main() {
+  const uint item = gl_WorkGroupID.y;
+  if (item >= counter[0]) return;  // uniform over the workgroup: no barrier is skipped
+  const uvec4 it = items[item];
+  if (it.x < pc.expert_first || it.x - pc.expert_first >= pc.expert_count) return;
+  const uint weight_row0 = (it.x - pc.expert_first) * pc.rows;  // read by DMMV_ROW
+  const uint first_row = gl_WorkGroupID.x * ROWS;
+  const uint chunks = CHUNKS_PER_ROW(pc.cols);
+  const uint step = gl_WorkGroupSize.x;
+
+  for (uint done = 0; done < it.y; done += NUM_COLS) {
+    const uint pass_cols = min(uint(NUM_COLS), it.y - done);
+    [[unroll]] for (int c = 0; c < NUM_COLS; ++c) {
+      const uint a = assignments[it.z + done + (uint(c) < pass_cols ? uint(c) : 0u)];
+      pass_assign[c] = a;
+      pass_input[c] = INPUT_PER_ASSIGNMENT != 0 ? a : a / pc.top_k;
+    }
+    [[unroll]] for (int i = 0; i < ROWS * NUM_COLS; ++i) acc[i] = 0.0;
+
+    uint first = gl_LocalInvocationID.x;
+    for (; first + (UNROLL - 1) * step < chunks; first += UNROLL * step) ACCUMULATE_CHUNKS(UNROLL)
+    for (; first < chunks; first += step) ACCUMULATE_CHUNKS(1)
+
+    publish_partials();  // reduce over the workgroup (row_accumulators.glsl)
+    for (uint i = gl_LocalInvocationID.x; i < ROWS * NUM_COLS; i += gl_WorkGroupSize.x) {
+      const uint r = i / NUM_COLS;
+      const uint c = i % NUM_COLS;
+      const uint row = first_row + r;
+      if (row >= pc.rows || c >= pass_cols) continue;
+      y[pc.y_offset + pass_assign[c] * pc.y_stride + row] = workgroup_total(i);
+    }
+    barrier();  // partial is reused by the next pass
+  }
+}
