@@ -58,22 +58,28 @@ bool experts_int8(const ForwardContext& f, const DeviceTensor& w, const Chunk& c
 
 // Decode's expert gate and up with the SwiGLU in one dispatch (glu_placement: producer), act
 // written in int8 for down: where all three take int8 inputs, gate and up share a format and lie
-// one after the other in the weights' storage, and the kernel runs here. Emits it and remembers
-// act's int8 form (as `act`'s, for down to find); false, emitting nothing, elsewhere.
-bool emit_fused_gate_up(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& chunk, Columns tokens,
-                        const MoeRouting& routing, const Columns2D& act) {
+// one after the other in the weights' storage, and the kernel runs here (fused_gate_up_applies).
+// emit_fused_gate_up emits it (on the FFN norm's int8 form, deferred or not) and remembers act's
+// int8 form (as `act`'s, for down to find); false, emitting nothing, where it does not apply.
+bool fused_gate_up_applies(const ForwardContext& f, int32_t l, const Chunk& chunk, Columns tokens) {
   const MoeShape& m = f.config().moe;
   const DeviceTensor& gate = f.tensor(TensorRole::MoeGateExps, l);
   const DeviceTensor& up = f.tensor(TensorRole::MoeUpExps, l);
   const DeviceTensor& down = f.tensor(TensorRole::MoeDownExps, l);
+  return f.options.glu_placement == Placement::Producer && !chunk.prefill && tokens.count == 1 &&
+         experts_int8(f, gate, chunk, tokens) && experts_int8(f, up, chunk, tokens) &&
+         experts_int8(f, down, chunk, Columns{0, m.top_k}) && up.spec.format == gate.spec.format &&
+         up.storage == gate.storage && up.offset == gate.offset + gate.spec.bytes() && m.expert_ffn % 32 == 0 &&
+         2 * gate.spec.bytes() <= f.limits.max_range &&
+         find_kernel(moe_dmmv_intdot_glu_kernel_name(gate.spec.format)) != nullptr;
+}
+
+bool emit_fused_gate_up(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& chunk, Columns tokens,
+                        const MoeRouting& routing, const Columns2D& act) {
+  if (!fused_gate_up_applies(f, l, chunk, tokens)) return false;
+  const MoeShape& m = f.config().moe;
+  const DeviceTensor& gate = f.tensor(TensorRole::MoeGateExps, l);
   const Columns assignments{0, m.top_k};
-  if (f.options.glu_placement != Placement::Producer || chunk.prefill || tokens.count != 1 ||
-      !experts_int8(f, gate, chunk, tokens) || !experts_int8(f, up, chunk, tokens) ||
-      !experts_int8(f, down, chunk, assignments) || up.spec.format != gate.spec.format ||
-      up.storage != gate.storage || up.offset != gate.offset + gate.spec.bytes() || m.expert_ffn % 32 != 0 ||
-      2 * gate.spec.bytes() > f.limits.max_range || find_kernel(moe_dmmv_intdot_glu_kernel_name(gate.spec.format)) == nullptr) {
-    return false;
-  }
   const uint32_t hidden = f.config().hidden, n = m.expert_ffn;
   const MoeDmmvProblem p{gate.spec.format, gate.view(), ForwardContext::columns(f.act.xn, hidden, tokens),
                          ForwardContext::columns(f.act.e_gate, n, assignments), m, n, hidden, 1, f.act.xn.stride,
@@ -103,11 +109,12 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& c
     const Columns assignments{0, tokens.count * m.top_k};
     const auto emit_acc = [&] {
       e.phase(Phase::MoeAcc);
-      e(moe_acc_op(MoeAccProblem{ForwardContext::columns(f.act.e_out, c.hidden, assignments),
-                                 ForwardContext::columns(f.act.x, tokens), m, c.hidden, tokens.count,
-                                 f.act.e_out.stride, f.act.x.stride},
-                   routing),
-        "moe_acc");
+      const MoeAccProblem acc{ForwardContext::columns(f.act.e_out, c.hidden, assignments),
+                              ForwardContext::columns(f.act.x, tokens), m, c.hidden, tokens.count,
+                              f.act.e_out.stride, f.act.x.stride};
+      e(moe_acc_op(acc, routing), "moe_acc");
+      // The norm after it may move into it (norm_placement: producer; defer_norm).
+      if (!chunk.prefill && tokens.count == 1) e.last_moe_acc = MoeAccRecord{acc, routing, e.ops().size() - 1};
     };
     e.phase(Phase::MoeTopk);
     if (tokens.count == 1) {  // decode: the routes and their work list in one dispatch
@@ -207,10 +214,14 @@ void emit_ffn_block(Emitter& e, const ForwardContext& f, uint32_t layer, const C
       experts_int8(f, f.tensor(TensorRole::MoeGateExps, l), chunk, rest)) {
     first_projection = &f.tensor(TensorRole::MoeGateExps, l);
   }
-  // A dense FFN's norm feeds gate and up alone; a MoE's also the router and the experts, which
-  // may read it as floats.
-  const bool only_int8_readers = !c.has_moe() && f.projects_int8(f.tensor(TensorRole::FfnGate, l), chunk, rest) &&
-                                 f.projects_int8(f.tensor(TensorRole::FfnUp, l), chunk, rest);
+  // A dense FFN's norm feeds gate and up alone; a MoE's the router and the experts (and a shared
+  // expert, which this leaves out), all int8 where the router is and decode's experts take their
+  // gate, up and SwiGLU in one dispatch. Then its division by the RMS may be deferred to them.
+  const bool only_int8_readers =
+      c.has_moe() ? !c.moe.has_shared_expert() && f.projects_int8(f.tensor(TensorRole::MoeRouter, l), chunk, rest) &&
+                        fused_gate_up_applies(f, l, chunk, rest)
+                  : f.projects_int8(f.tensor(TensorRole::FfnGate, l), chunk, rest) &&
+                        f.projects_int8(f.tensor(TensorRole::FfnUp, l), chunk, rest);
   f.norm_for_projection(e, "ffn_norm", f.act.x, f.tensor(TensorRole::FfnNorm, l), f.act.xn, rest, chunk,
                         *first_projection, only_int8_readers);
   if (!c.has_moe()) {

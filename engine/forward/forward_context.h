@@ -14,6 +14,7 @@
 #include "engine/ops/binding_limits.h"
 #include "engine/ops/embed_op.h"
 #include "engine/ops/glu_op.h"
+#include "engine/ops/moe_acc_op.h"
 #include "engine/ops/projection.h"
 #include "engine/ops/quantize_x_op.h"
 #include "engine/ops/rmsnorm_op.h"
@@ -64,6 +65,15 @@ struct EmbedRecord {
   size_t op_index = 0;  // its op in the list
 };
 
+// A decode step's MoE accumulation into the residual (one token), remembered so that the norm
+// after it (the next layer's attention norm, or the final norm) can move into it
+// (norm_placement: producer).
+struct MoeAccRecord {
+  MoeAccProblem problem;
+  MoeRouting routing;
+  size_t op_index = 0;  // its op in the list
+};
+
 // Tags every op with the phase, layer and token it belongs to, and remembers what the list it
 // fills has quantized.
 class Emitter {
@@ -84,6 +94,7 @@ class Emitter {
   std::optional<QuantizedInput> last_quantized;  // the latest quantize_x of this list
   std::optional<ProjectionRecord> last_projection;  // the latest one-dispatch int8 decode projection
   std::optional<EmbedRecord> last_embed;  // the latest one-column decode embedding
+  std::optional<MoeAccRecord> last_moe_acc;  // the latest one-token decode MoE accumulation
 
  private:
   std::vector<Op>& out_;
@@ -128,8 +139,8 @@ struct ForwardContext {
   // of exactly this input and no op since has written it.
   const QuantizedX& quantized_input(Emitter& e, const ProjectionProblem& p) const;
   // With norm_placement producer: moves `norm` into the op that is the list's last and makes x
-  // (norm.ncols = 1), a residual projection or, for the first layer's norm, the decode
-  // embedding, and remembers the norm's deferred int8 form. False (nothing emitted) where that
+  // (norm.ncols = 1), a residual projection, a MoE accumulation or, for the first layer's norm,
+  // the decode embedding, and remembers the norm's deferred int8 form. False (nothing emitted) where that
   // does not hold.
   bool defer_norm(Emitter& e, const RmsNormProblem& norm, const Chunk& chunk) const;
   // With glu_placement producer: moves `glu` into the stacked gate and up projection that is the

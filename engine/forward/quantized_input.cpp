@@ -81,6 +81,12 @@ const EmbedRecord* last_op_embed(const Emitter& e) {
   return m && m->op_index + 1 == e.ops().size() ? &*m : nullptr;
 }
 
+// The decode MoE accumulation that is the list's last op, where one was remembered.
+const MoeAccRecord* last_op_moe_acc(const Emitter& e) {
+  const std::optional<MoeAccRecord>& a = e.last_moe_acc;
+  return a && a->op_index + 1 == e.ops().size() ? &*a : nullptr;
+}
+
 }  // namespace
 
 bool ForwardContext::defer_norm(Emitter& e, const RmsNormProblem& norm, const Chunk& chunk) const {
@@ -101,6 +107,10 @@ bool ForwardContext::defer_norm(Emitter& e, const RmsNormProblem& norm, const Ch
     if (!same_view(m->problem.x, norm.x) || m->problem.hidden != norm.n || !has_embed_norm_kernel()) return false;
     producer = m->op_index;
     e.replace(producer, embed_norm_op(m->problem, epilogue, limits));
+  } else if (const MoeAccRecord* a = last_op_moe_acc(e)) {  // the norm after a MoE layer
+    if (!same_view(a->problem.x, norm.x) || a->problem.n != norm.n || !has_moe_acc_norm_kernel()) return false;
+    producer = a->op_index;
+    e.replace(producer, moe_acc_norm_op(a->problem, a->routing, epilogue));
   } else {
     return false;
   }
@@ -108,6 +118,7 @@ bool ForwardContext::defer_norm(Emitter& e, const RmsNormProblem& norm, const Ch
   e.last_quantized = QuantizedInput{norm.y, norm.n, 1, norm.y_stride, producer, out};
   e.last_projection.reset();
   e.last_embed.reset();
+  e.last_moe_acc.reset();
   return true;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "engine/ops/dmmv_intdot_op.h"
 #include "engine/ops/moe_routing_ops.h"
 #include "engine/ops/tensor_view.h"
 #include "harness/op.h"
@@ -30,5 +31,15 @@ struct MoeAccProblem {
 
 // Binds route_w of `routing` for the chunk. Throws UsageError when a view is too small.
 Op moe_acc_op(const MoeAccProblem& problem, const MoeRouting& routing);
+
+// The accumulation of one decode token that also writes the RMSNorm after it as `norm` says
+// (norm_placement: producer; kernels/intdot/moe_acc_norm.comp): x * weight in int8 blocks and
+// each block's sum of squares, the norm's readers dividing by the RMS. Throws UsageError naming
+// what does not hold (one column, n a multiple of 32, norm.out one column of n with its block
+// squares, the kernel compiled in).
+Op moe_acc_norm_op(const MoeAccProblem& problem, const MoeRouting& routing, const NormEpilogue& norm);
+
+// True when moe_acc_norm was compiled in (it needs the integer-dot build).
+bool has_moe_acc_norm_kernel();
 
 }  // namespace pb

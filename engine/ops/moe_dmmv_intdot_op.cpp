@@ -1,6 +1,7 @@
 #include "engine/ops/moe_dmmv_intdot_op.h"
 
 #include <algorithm>
+#include <bit>
 #include <string>
 
 #include "harness/errors.h"
@@ -129,8 +130,9 @@ Op moe_dmmv_intdot_glu_op(const MoeDmmvProblem& p, const TensorView& gate_up, co
   require(gate_up.buffer != nullptr && gate_up.bytes >= stack_bytes && stack_bytes <= limits.max_range,
           "gate and up must be one view of both experts' stacks (" + std::to_string(stack_bytes) +
               " bytes) within one binding (" + std::to_string(limits.max_range) + ")");
-  require(x.cols == p.cols && x.ncols >= 1 && !x.rms, "the quantized x must hold the token's " +
-                                                          std::to_string(p.cols) + " activations, its norm applied");
+  require(x.cols == p.cols && x.ncols >= 1 && (!x.rms || x.rms->eps > 0),
+          "the quantized x must hold the token's " + std::to_string(p.cols) +
+              " activations (a deferred norm's with a positive epsilon)");
   require(glu.out.cols == p.rows && glu.out.ncols >= s.top_k && !glu.out.rms,
           "the SwiGLU's int8 output must hold K = " + std::to_string(s.top_k) + " columns of " +
               std::to_string(p.rows));
@@ -149,13 +151,14 @@ Op moe_dmmv_intdot_glu_op(const MoeDmmvProblem& p, const TensorView& gate_up, co
       .set(2, static_cast<int32_t>(32 * (2 * block / team_rows)))
       .set(3, static_cast<int32_t>(team_rows))
       .set(5, 2)
-      .set(6, 0)
+      .set(6, x.rms ? std::bit_cast<int32_t>(x.rms->eps) : 0)
       .set(7, static_cast<int32_t>(glu.activation));
   op.bindings = {gate_up.slice(0, stack_bytes).read(),
                  xq.view.read(),
                  xs.view.read(),
                  out_scales,  // binding 3 (the plain form's y) is not used here
-                 xs.view.read(),  // binding 4 unread (RMS_EPS 0): the input's scales stand in
+                 // binding 4: a deferred norm's block squares; unread (RMS_EPS 0), the input's scales
+                 x.rms ? x.rms->block_squares.slice(0, uint64_t(p.cols / block) * 4).read() : xs.view.read(),
                  out_quants,
                  out_scales,
                  work_list[0],

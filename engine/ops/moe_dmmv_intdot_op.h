@@ -63,7 +63,8 @@ std::vector<Op> moe_dmmv_intdot_ops(const MoeDmmvProblem& problem, const Quantiz
 // The experts' gate and up of one decode token with the SwiGLU applied, act written in int8
 // (glu_placement: producer; kernels/intdot/moe_dmmv_intdot_<fmt>_glu.comp): one op where
 // moe_dmmv_intdot_ops twice and glu_quantize took three. `gate` is the gate projection's problem
-// (input Token, one token, rows F a multiple of 32; its x and y are not read); `gate_up` holds
+// (input Token, one token, rows F a multiple of 32; its x and y are not read; `x` may be a
+// deferred norm's, x.rms set, whose division the op applies to gate and up); `gate_up` holds
 // the gate experts and, right after them, the up experts of the same format and shape, in one
 // binding. glu.out receives act, a column of F per assignment (K columns). Throws UsageError naming what does not hold.
 Op moe_dmmv_intdot_glu_op(const MoeDmmvProblem& gate, const TensorView& gate_up, const QuantizedX& x,

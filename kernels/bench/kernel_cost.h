@@ -184,4 +184,13 @@ inline KernelCost moe_acc_cost(uint32_t n, uint32_t top_k, uint32_t tokens) {
   return {4.0 * (assignments * n + assignments + 2.0 * n * tokens), 2.0 * assignments * n};
 }
 
+// Decode's MoE accumulation that also writes the next RMSNorm's deferred int8 input
+// (moe_acc_norm): moe_acc_cost's one token, and what embed_norm_cost adds for the norm.
+inline KernelCost moe_acc_norm_cost(uint32_t n, uint32_t top_k) {
+  KernelCost c = moe_acc_cost(n, top_k, 1);
+  c.bytes += double(n) * (4.0 + 1.25 + 4.0 / 32.0);
+  c.flops += 5.0 * double(n);
+  return c;
+}
+
 }  // namespace pb::bench

@@ -5,8 +5,8 @@
 // intdot/moe_dmmv_intdot_*.comp) and, for chunks,
 // the experts' tiled matmul (moe_matmul_*.comp, coopmat/moe_matmul_coopmat_*.comp) in each
 // format a model's experts come in, and the weighted accumulation into the residual
-// (moe_acc.comp); the DMMV's workgroup shapes and the matmul's cooperative-matrix tiles as
-// tuning families.
+// (moe_acc.comp; in decode also writing the next norm, intdot/moe_acc_norm.comp); the DMMV's
+// workgroup shapes and the matmul's cooperative-matrix tiles as tuning families.
 //
 // An expert DMMV reads only the experts its tokens chose, so rotating copies of the stacked
 // weights alone would not keep it honest: one decode token reads 8 of 128 experts (7 MB of a
@@ -215,7 +215,8 @@ BenchCase group_case(BenchEnv& env, uint32_t tokens) {
 }
 
 // The experts' outputs (C*K columns of hidden floats) rotate; the residual and the routing do not.
-BenchCase acc_case(BenchEnv& env, uint32_t tokens) {
+// With `norm` (one token), the form that also writes the next RMSNorm's deferred int8 input.
+BenchCase acc_case(BenchEnv& env, uint32_t tokens, bool norm = false) {
   BenchCase c;
   const ShapeSet& s = env.shapes();
   const MoeShape& m = s.moe;
@@ -226,14 +227,21 @@ BenchCase acc_case(BenchEnv& env, uint32_t tokens) {
   Transfer transfer(env.device(), 4096);
   const Routing r = make_routing(env, c, transfer, tokens, 1000);
   const uint64_t out_floats = uint64_t(stride) * assignments;
+  std::optional<NormEpilogue> epilogue;
+  if (norm) {
+    const BindingLimits limits = BindingLimits::of(env.info());
+    const Buffer& weight = keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, n, 42, "norm w"));
+    const Buffer& out = keep(c, Buffer(env.device(), deferred_norm_bytes(n, limits), MemoryUse::Device, "norm out"));
+    epilogue = NormEpilogue{TensorView::whole(weight), deferred_norm_in(TensorView::whole(out), n, 1e-6f, limits)};
+  }
   c.invocations = rotation_copies(env.info(), 4 * out_floats, env.input_cache());
   for (uint32_t i = 0; i < c.invocations; ++i) {
     const Buffer& out =
         keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, out_floats, 60 + i, "expert out"));
-    c.round.push_back(moe_acc_op(
-        MoeAccProblem{TensorView::whole(out), TensorView::whole(x), m, n, tokens, stride, stride}, r.views));
+    const MoeAccProblem p{TensorView::whole(out), TensorView::whole(x), m, n, tokens, stride, stride};
+    c.round.push_back(epilogue ? moe_acc_norm_op(p, r.views, *epilogue) : moe_acc_op(p, r.views));
   }
-  c.cost = moe_acc_cost(n, m.top_k, tokens);
+  c.cost = norm ? moe_acc_norm_cost(n, m.top_k) : moe_acc_cost(n, m.top_k, tokens);
   return c;
 }
 
@@ -244,6 +252,10 @@ void register_moe_benchmarks(GpuBenchmarks& benchmarks) {
   const std::string experts = "e:" + std::to_string(s.moe.n_experts) + "/";
   benchmarks.add("moe_topk_group/" + experts + routing_name(s, 1),
                  [](BenchEnv& env) { return topk_case(env, 1, true); });
+  if (has_moe_acc_norm_kernel()) {
+    benchmarks.add("moe_acc_norm/n:" + std::to_string(s.moe_hidden) + "/" + routing_name(s, 1),
+                   [](BenchEnv& env) { return acc_case(env, 1, true); });
+  }
   for (const uint32_t tokens : s.moe_tokens) {
     benchmarks.add("moe_topk/" + experts + routing_name(s, tokens),
                    [=](BenchEnv& env) { return topk_case(env, tokens, false); });

@@ -10,14 +10,16 @@
 // a (a decode token's K experts are distinct), act elements [32 x, 32 x + 32) of column a; team
 // t (dmmv_intdot_block_teams.glsl) sums the gate rows 32 x + h t .. + h - 1 and the matching up
 // rows (h = ROWS / 2), and the block's holders apply the unit and quantize it into bindings 5
-// and 6 at column a (F elements a column). Binding 4 is unread (RMS_EPS is 0: the input is
-// quantized with its norm applied); the work list is at bindings 7 to 9.
+// and 6 at column a (F elements a column). Where the input is an RMSNorm's output whose
+// division was left to this projection (norm_placement: producer; RMS_EPS > 0, binding 4: its
+// block squares), gate and up are divided by the RMS first, as in the dense form; elsewhere
+// binding 4 is unread. The work list is at bindings 7 to 9.
 #ifndef PB_MOE_DMMV_INTDOT_GLU_MAIN_GLSL
 #define PB_MOE_DMMV_INTDOT_GLU_MAIN_GLSL
 
 layout(constant_id = 7) const int ACTIVATION = 0;
 #include "glu_activation.glsl"
-#include "dmmv_intdot_input_rms.glsl"  // RMS_EPS = 0: no division
+#include "dmmv_intdot_input_rms.glsl"  // RMS_EPS = 0 (the default): no division
 #include "dmmv_intdot_block_teams.glsl"
 
 layout(binding = 7) readonly buffer Items { uvec4 items[]; };  // (expert, count, first, 0)
@@ -42,6 +44,9 @@ void main() {
   const uint block = gl_WorkGroupID.x * TEAM;              // the workgroup's first act element
   const uint first_row = block + team * uint(ROWS / 2);  // DMMV_ROW maps rows past ROWS / 2 to up
   const bool holds = t < TEAM;  // the block's holders (the first team) apply the unit and quantize
+  // Only the holders need the RMS: they load their share of the input's block squares before
+  // the loop, which does not wait for it (as the dense form does).
+  const float squares = RMS_EPS > 0.0 && holds ? input_squares_share(t, TEAM) : 0.0;
   accumulate_team_rows(first_row, pc.rows, lane);
 
   // Lane j of a team puts its element j's sums in place (acc indexed by constants only).
@@ -53,7 +58,8 @@ void main() {
   }
   barrier();
 
-  const float v = holds ? glu_value(block_gate[t], block_up[t]) : 0.0;
+  const float inv_rms = RMS_EPS > 0.0 ? inv_rms_of(block_float_sum(squares, TEAM)) : 1.0;
+  const float v = holds ? glu_value(block_gate[t] * inv_rms, block_up[t] * inv_rms) : 0.0;
   const uint column_first = a * pc.rows;
   quantize_owned_block(v, holds, column_first + block + t, column_first + block);
 }

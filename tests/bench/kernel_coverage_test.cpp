@@ -102,6 +102,7 @@ const Coverage kCoverage[] = {
     {"moe_matmul_coopmat_q4_k", "moe_matmul/q4_k/coopmat/", true},
     {"moe_matmul_coopmat_q6_k", "moe_matmul/q6_k/coopmat/", true},
     {"moe_acc", "moe_acc/"},
+    {"moe_acc_norm", "moe_acc_norm/"},
     {"qk_norm_rope", "qk_norm_rope/"},
     {"qk_norm_rope_kv", "qk_norm_rope_kv/"},
     {"read_floor", "read_floor/"},

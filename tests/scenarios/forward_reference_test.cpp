@@ -236,6 +236,26 @@ TEST(Placement, MoeDecodeRunsItsExpertsOnInt8InputsAndTheirSwigluInGateAndUp) {
   EXPECT_EQ(kernels(fused, "moe_dmmv_intdot_", false), layers * steps);  // down
   EXPECT_EQ(kernels(fused, "glu", false), 0);  // neither glu nor glu_quantize
   EXPECT_EQ(kernels(fused, "quantize_x", false), 0);  // the norm and the SwiGLU quantize
+  // With norm_placement producer too, no norm keeps its dispatch: the FFN norm moves into the
+  // attention output projection (every reader is int8: the router divides by the RMS, and so
+  // do gate and up), the attention norms after the first and the final norm into the MoE
+  // accumulation before them, the first into the embedding.
+  run.forward.norm_placement = Placement::Producer;
+  const auto norms = decode_kernels(run);
+  EXPECT_EQ(kernels(norms, "rmsnorm_quantize", false) + kernels(norms, "rmsnorm", false), 0);
+  EXPECT_EQ(kernels(norms, "embed_norm", false), steps);
+  EXPECT_EQ(kernels(norms, "moe_acc_norm", false), layers * steps);
+  EXPECT_EQ(kernels(norms, "moe_acc", false), layers * steps);  // every one of them writes a norm
+  // The same dense projections, some in their norm-writing or RMS-dividing forms.
+  EXPECT_EQ(kernels(norms, "dmmv_intdot_", false), kernels(fused, "dmmv_intdot_", false));
+  int norm_writers = 0, rms_readers = 0;
+  for (const auto& [name, k] : norms) {
+    norm_writers += name.starts_with("dmmv_intdot_") && name.ends_with("_norm") ? k : 0;
+    rms_readers += name.starts_with("dmmv_intdot_") && name.ends_with("_rms") ? k : 0;
+  }
+  EXPECT_EQ(norm_writers, layers * steps);  // the attention output projections
+  EXPECT_GE(rms_readers, layers * steps);   // the routers (and the first layer's q/k/v)
+  EXPECT_EQ(kernels(norms, "moe_dmmv_intdot_", true), layers * steps);
 }
 
 // One decode step after the same prefill, with the norms and gated units dispatched and with

@@ -206,24 +206,13 @@ TEST_P(DmmvGluFusionTest, WritesTheInt8FormOfTheGluOfGateAndUp) {
   // with the block squares of some other y, whose RMS the kernel must divide by.
   const ref::QuantizedXHost xq = ref::quantize_x(x, p.cols, 1, p.cols);
   const BindingLimits limits = BindingLimits::of(device().info());
-  const uint64_t in_bytes = p.deferred ? deferred_norm_bytes(p.cols, limits) : quantized_x_bytes(p.cols, 1, limits);
-  Buffer in = upload_vector(std::vector<uint8_t>(in_bytes, 0), "input");
-  const QuantizedX input = p.deferred ? deferred_norm_in(TensorView::whole(in), p.cols, kEps, limits)
-                                      : quantized_x_in(TensorView::whole(in), p.cols, 1, limits);
-  transfer().upload_from<int8_t>(in, input.quants.offset, xq.quants);
-  transfer().upload_from<float>(in, input.scales.offset, xq.scales);
-  double inv_rms = 1.0;
-  if (p.deferred) {
-    const std::vector<float> squares = random_columns(p.cols / 32, 1, p.cols / 32, 5.0f, 20.0f, rng);
-    double sum = 0;
-    for (float v : squares) sum += v;
-    inv_rms = 1.0 / std::sqrt(sum / p.cols + kEps);
-    transfer().upload_from<float>(in, input.rms->block_squares.offset, squares);
-  }
+  const ProjectionInput in = upload_projection_input(xq, p.cols, p.deferred, kEps, rng);
+  const QuantizedX& input = in.view;
+  const double inv_rms = in.inv_rms;
   Buffer wb = upload_weights(p.format, p.cols, w.bytes, "gate and up");
   Buffer yb = upload_floats(std::vector<float>(2 * p.n, kPadding), "gate and up out");
   QuantizedBuffer act(p.n, 1);
-  const ProjectionProblem problem{p.format, TensorView::whole(wb), TensorView::whole(in), TensorView::whole(yb),
+  const ProjectionProblem problem{p.format, TensorView::whole(wb), TensorView::whole(in.buffer), TensorView::whole(yb),
                                   2 * p.n, p.cols, 1, p.cols, 2 * p.n, false};
   run_ops(std::vector<Op>{dmmv_intdot_glu_op(problem, input, limits, GluEpilogue{p.activation, act.view})},
           BarrierPolicy::Ledger);

@@ -105,15 +105,21 @@ INSTANTIATE_TEST_SUITE_P(Formats, MoeDmmvIntdotTest, ::testing::ValuesIn(cases()
 
 // Decode's gate and up with the SwiGLU: E experts of F rows each for gate, then for up, in one
 // buffer; the token's K routes drawn from `pool` experts, the rest NaN.
+// With `deferred`, the input is an RMSNorm's whose division is left to the op (norm_placement:
+// producer): x's int8 form with the block squares of another vector, whose RMS gate and up are
+// divided by.
 struct GluCase {
   WeightFormat format;
   uint32_t experts, top_k, pool, rows, cols;
+  bool deferred = false;
 };
 
 void PrintTo(const GluCase& c, std::ostream* os) {
   *os << format_name(c.format) << " E=" << c.experts << " K=" << c.top_k << " pool=" << c.pool << " " << c.rows
-      << "x" << c.cols;
+      << "x" << c.cols << (c.deferred ? " deferred norm" : "");
 }
+
+constexpr float kEps = 1e-6f;
 
 class MoeGluIntdotTest : public GpuTest, public ::testing::WithParamInterface<GluCase> {};
 
@@ -137,9 +143,9 @@ TEST_P(MoeGluIntdotTest, WritesTheInt8FormOfTheSwigluOfGateAndUp) {
   const BindingLimits limits = BindingLimits::of(device().info());
   const std::vector<float> x = random_columns(p.cols, 1, p.cols, -1.0f, 1.0f, rng);
   const ref::QuantizedXHost xq = ref::quantize_x(x, p.cols, 1, p.cols);
-  QuantizedBuffer in(p.cols, 1);
-  transfer().upload_from<int8_t>(in.buffer, in.view.quants.offset, xq.quants);
-  transfer().upload_from<float>(in.buffer, in.view.scales.offset, xq.scales);
+  const ProjectionInput in = upload_projection_input(xq, p.cols, p.deferred, kEps, rng);
+  const QuantizedX& input = in.view;
+  const double inv_rms = in.inv_rms;
   QuantizedBuffer act(p.rows, p.top_k);
   RoutingBuffers rb = make_routing(shape, 1);
   upload_u32(rb.routing.route_e, routes);
@@ -147,7 +153,7 @@ TEST_P(MoeGluIntdotTest, WritesTheInt8FormOfTheSwigluOfGateAndUp) {
   const MoeDmmvProblem problem{p.format, TensorView::whole(wb), TensorView{}, TensorView{}, shape, p.rows, p.cols, 1,
                                p.cols,   p.rows,                MoeInput::Token};
   run_ops(std::vector<Op>{moe_group_op(shape, 1, rb.routing),
-                          moe_dmmv_intdot_glu_op(problem, TensorView::whole(wb), in.view, rb.routing, limits,
+                          moe_dmmv_intdot_glu_op(problem, TensorView::whole(wb), input, rb.routing, limits,
                                                  GluEpilogue{GluActivation::Silu, act.view})},
           BarrierPolicy::Ledger);
   const std::vector<uint8_t> stored = act.download();
@@ -156,6 +162,8 @@ TEST_P(MoeGluIntdotTest, WritesTheInt8FormOfTheSwigluOfGateAndUp) {
   std::vector<float> g(size_t(p.top_k) * p.rows), u(g.size()), expected(g.size());
   ref::moe_dmmv(p.format, gate.bytes, p.rows, p.cols, routes, p.top_k, false, xhat, p.cols, g, p.rows);
   ref::moe_dmmv(p.format, up.bytes, p.rows, p.cols, routes, p.top_k, false, xhat, p.cols, u, p.rows);
+  for (float& v : g) v = float(v * inv_rms);
+  for (float& v : u) v = float(v * inv_rms);
   ref::glu(false, g, p.rows, u, p.rows, expected, p.rows, p.rows, p.top_k);
   for (uint32_t b = 0; b < p.top_k * p.rows / 32; ++b) {
     float d;
@@ -174,7 +182,9 @@ INSTANTIATE_TEST_SUITE_P(Formats, MoeGluIntdotTest,
                                            GluCase{WeightFormat::Q6_K, 8, 4, 8, 64, 512},
                                            GluCase{WeightFormat::Q4_K, 8, 8, 8, 96, 256},
                                            GluCase{WeightFormat::Q8_0, 16, 4, 12, 64, 768},
-                                           GluCase{WeightFormat::Q8_0, 8, 2, 6, 32, 256}));
+                                           GluCase{WeightFormat::Q8_0, 8, 2, 6, 32, 256},
+                                           GluCase{WeightFormat::Q4_K, 16, 4, 12, 64, 512, true},
+                                           GluCase{WeightFormat::Q6_K, 8, 4, 8, 64, 256, true}));
 
 TEST(MoeDmmvIntdotOps, RefusesWhatTheKernelCannotServe) {
   EXPECT_EQ(moe_dmmv_intdot_kernel_name(WeightFormat::F16), nullptr);
