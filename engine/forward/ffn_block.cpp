@@ -56,11 +56,12 @@ bool experts_int8(const ForwardContext& f, const DeviceTensor& w, const Chunk& c
   return f.projects_int8(w, chunk, cols) && moe_dmmv_intdot_supported(f.device, w.spec.format);
 }
 
-// Decode's expert gate and up with the SwiGLU in one dispatch (glu_placement: producer), act
-// written in int8 for down: where all three take int8 inputs, gate and up share a format and lie
-// one after the other in the weights' storage, and the kernel runs here (fused_gate_up_applies).
-// emit_fused_gate_up emits it (on the FFN norm's int8 form, deferred or not) and remembers act's
-// int8 form (as `act`'s, for down to find); false, emitting nothing, where it does not apply.
+// Decode's expert routing, gate and up with the SwiGLU in one dispatch (glu_placement:
+// producer), act written in int8 for down: where all three take int8 inputs, gate and up share a
+// format and lie one after the other in the weights' storage, and the kernel runs here
+// (fused_gate_up_applies). emit_fused_gate_up emits it (on the FFN norm's int8 form, deferred or
+// not; it writes the routes and work list that moe_topk_group would) and remembers act's int8
+// form (as `act`'s, for down to find); false, emitting nothing, where it does not apply.
 bool fused_gate_up_applies(const ForwardContext& f, int32_t l, const Chunk& chunk, Columns tokens) {
   const MoeShape& m = f.config().moe;
   const DeviceTensor& gate = f.tensor(TensorRole::MoeGateExps, l);
@@ -88,8 +89,9 @@ bool emit_fused_gate_up(Emitter& e, const ForwardContext& f, int32_t l, const Ch
       e, ProjectionProblem{p.format, p.weights, p.x, p.y, n, hidden, 1, f.act.xn.stride, p.y_stride, false});
   const TensorView gate_up{gate.storage, gate.offset, 2 * gate.spec.bytes()};
   const QuantizedX out = quantized_x_in(TensorView::whole(f.act.quantized_act), n, m.top_k, f.limits);
-  e(moe_dmmv_intdot_glu_op(p, gate_up, x, routing, f.limits, GluEpilogue{GluActivation::Silu, out}),
-    "expert_gate_up_swiglu");
+  e(moe_dmmv_intdot_glu_op(p, gate_up, x, ForwardContext::columns(f.act.router, tokens), routing, f.limits,
+                           GluEpilogue{GluActivation::Silu, out}),
+    "expert_routing_gate_up_swiglu");
   // act itself is never written: down takes the int8 form, found as act's.
   e.last_quantized = QuantizedInput{ForwardContext::columns(act, n, assignments), n, m.top_k, act.stride,
                                     e.ops().size() - 1, out};
@@ -116,15 +118,6 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& c
       // The norm after it may move into it (norm_placement: producer; defer_norm).
       if (!chunk.prefill && tokens.count == 1) e.last_moe_acc = MoeAccRecord{acc, routing, e.ops().size() - 1};
     };
-    e.phase(Phase::MoeTopk);
-    if (tokens.count == 1) {  // decode: the routes and their work list in one dispatch
-      e(moe_topk_group_op(m, ForwardContext::columns(f.act.router, tokens), routing), "moe_topk_group");
-    } else {
-      e(moe_topk_op(m, ForwardContext::columns(f.act.router, tokens), f.act.router.stride, tokens.count, routing),
-        "moe_topk");
-      e(moe_group_op(m, tokens.count, routing), "moe_group");
-    }
-
     // A prefill chunk through the matmul strategy takes the experts' tiled matmul on the matrix
     // units (where the device and the format have them); elsewhere, and in decode, the expert
     // DMMV, on int8 inputs where experts_int8 says (their quantization is the norm's or the
@@ -149,7 +142,7 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& c
       return moe_dmmv_ops(p, routing, f.options.num_cols, f.limits, moe_dmmv_tuning(f.device, p.format, tokens.count));
     };
     e.phase(Phase::MoeGateUp);
-    if (emit_fused_gate_up(e, f, l, chunk, tokens, routing, f.act.e_act)) {
+    if (emit_fused_gate_up(e, f, l, chunk, tokens, routing, f.act.e_act)) {  // it routes the token itself
       e.phase(Phase::MoeDown);
       e(experts(TensorRole::MoeDownExps, f.act.e_act, assignments, f.act.e_out, MoeInput::Assignment, c.hidden,
                 m.expert_ffn),
@@ -157,6 +150,16 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& c
       emit_acc();
       continue;
     }
+    e.phase(Phase::MoeTopk);
+    if (tokens.count == 1) {  // decode: the routes and their work list in one dispatch
+      e(moe_topk_group_op(m, ForwardContext::columns(f.act.router, tokens), routing), "moe_topk_group");
+    } else {
+      e(moe_topk_op(m, ForwardContext::columns(f.act.router, tokens), f.act.router.stride, tokens.count, routing),
+        "moe_topk");
+      e(moe_group_op(m, tokens.count, routing), "moe_group");
+    }
+
+    e.phase(Phase::MoeGateUp);
     e(experts(TensorRole::MoeGateExps, f.act.xn, tokens, f.act.e_gate, MoeInput::Token, m.expert_ffn, c.hidden),
       "expert_gate");
     e(experts(TensorRole::MoeUpExps, f.act.xn, tokens, f.act.e_up, MoeInput::Token, m.expert_ffn, c.hidden),

@@ -115,7 +115,8 @@ const char* moe_dmmv_intdot_glu_kernel_name(WeightFormat format) {
 }
 
 Op moe_dmmv_intdot_glu_op(const MoeDmmvProblem& p, const TensorView& gate_up, const QuantizedX& x,
-                          const MoeRouting& routing, const BindingLimits& limits, const GluEpilogue& glu) {
+                          const TensorView& logits, const MoeRouting& routing, const BindingLimits& limits,
+                          const GluEpilogue& glu) {
   constexpr uint32_t block = kQuantizedXBlock;
   const char* name = moe_dmmv_intdot_glu_kernel_name(p.format);
   require(name != nullptr && find_kernel(name) != nullptr,
@@ -136,7 +137,9 @@ Op moe_dmmv_intdot_glu_op(const MoeDmmvProblem& p, const TensorView& gate_up, co
   require(glu.out.cols == p.rows && glu.out.ncols >= s.top_k && !glu.out.rms,
           "the SwiGLU's int8 output must hold K = " + std::to_string(s.top_k) + " columns of " +
               std::to_string(p.rows));
-  const auto work_list = moe_work_list_reads(s, 1, routing);
+  // What moe_topk_group would read and write for the token (its checks too): the logits, the
+  // routes and the work list, bound here at 10, 11, 12 and 7 to 9.
+  const Op topk = moe_topk_group_op(s, logits, routing);
   const AlignedWindow xq = aligned_window(x.quants, 0, p.cols, limits);
   const AlignedWindow xs = aligned_window(x.scales, 0, uint64_t(p.cols) / 4, limits);
   require(xq.first_float % 4 == 0 && xs.first_float % 2 == 0, "the quants must start on 16 bytes and the scales on 8");
@@ -152,7 +155,8 @@ Op moe_dmmv_intdot_glu_op(const MoeDmmvProblem& p, const TensorView& gate_up, co
       .set(3, static_cast<int32_t>(team_rows))
       .set(5, 2)
       .set(6, x.rms ? std::bit_cast<int32_t>(x.rms->eps) : 0)
-      .set(7, static_cast<int32_t>(glu.activation));
+      .set(7, static_cast<int32_t>(glu.activation))
+      .set(8, s.norm_topk ? 1 : 0);
   op.bindings = {gate_up.slice(0, stack_bytes).read(),
                  xq.view.read(),
                  xs.view.read(),
@@ -161,9 +165,12 @@ Op moe_dmmv_intdot_glu_op(const MoeDmmvProblem& p, const TensorView& gate_up, co
                  x.rms ? x.rms->block_squares.slice(0, uint64_t(p.cols / block) * 4).read() : xs.view.read(),
                  out_quants,
                  out_scales,
-                 work_list[0],
-                 work_list[1],
-                 work_list[2]};
+                 topk.bindings[3],
+                 topk.bindings[4],
+                 topk.bindings[5],
+                 topk.bindings[0],
+                 topk.bindings[1],
+                 topk.bindings[2]};
   op.push = PushConstants::of(MoeIntdotPush{p.rows, p.cols, s.top_k, 0, 0, xq.first_float / 4, xs.first_float / 2, 0,
                                             s.n_experts});
   op.groups = {p.rows / block, moe_item_capacity(s, 1), 1};

@@ -60,15 +60,19 @@ DmmvIntdotTuning moe_dmmv_intdot_tuning(WeightFormat format, uint32_t num_cols, 
 std::vector<Op> moe_dmmv_intdot_ops(const MoeDmmvProblem& problem, const QuantizedX& x, const MoeRouting& routing,
                                     const BindingLimits& limits, const DmmvIntdotTuning& tuning = {});
 
-// The experts' gate and up of one decode token with the SwiGLU applied, act written in int8
-// (glu_placement: producer; kernels/intdot/moe_dmmv_intdot_<fmt>_glu.comp): one op where
-// moe_dmmv_intdot_ops twice and glu_quantize took three. `gate` is the gate projection's problem
-// (input Token, one token, rows F a multiple of 32; its x and y are not read; `x` may be a
-// deferred norm's, x.rms set, whose division the op applies to gate and up); `gate_up` holds
-// the gate experts and, right after them, the up experts of the same format and shape, in one
-// binding. glu.out receives act, a column of F per assignment (K columns). Throws UsageError naming what does not hold.
+// The experts' gate and up of one decode token with its routing and the SwiGLU, act written in
+// int8 (glu_placement: producer; kernels/intdot/moe_dmmv_intdot_<fmt>_glu.comp): one op where
+// moe_topk_group_op, moe_dmmv_intdot_ops twice and glu_quantize took four. It ranks the token's
+// router `logits` (E floats) itself and writes `routing`'s routes and work list as
+// moe_topk_group_op would, for down and the accumulation. `gate` is the gate projection's
+// problem (input Token, one token, rows F a multiple of 32; its x and y are not read; `x` may
+// be a deferred norm's, x.rms set, whose division the op applies to gate and up); `gate_up`
+// holds the gate experts and, right after them, the up experts of the same format and shape, in
+// one binding. glu.out receives act, a column of F per route (K columns). Throws UsageError
+// naming what does not hold.
 Op moe_dmmv_intdot_glu_op(const MoeDmmvProblem& gate, const TensorView& gate_up, const QuantizedX& x,
-                          const MoeRouting& routing, const BindingLimits& limits, const GluEpilogue& glu);
+                          const TensorView& logits, const MoeRouting& routing, const BindingLimits& limits,
+                          const GluEpilogue& glu);
 
 // "moe_dmmv_intdot_q4_k_glu", ..._q6_k_glu, ..._q8_0_glu; null for the other formats.
 const char* moe_dmmv_intdot_glu_kernel_name(WeightFormat format);

@@ -77,13 +77,14 @@ MoeRouting routing_buffer(BenchEnv& env, BenchCase& c, uint32_t tokens) {
 struct Routing {
   MoeRouting views;
   uint32_t experts = 0;
+  TensorView logits;  // the router logits it was made from
 };
 
 Routing make_routing(BenchEnv& env, BenchCase& c, Transfer& transfer, uint32_t tokens, uint32_t seed) {
   const MoeShape& m = env.shapes().moe;
   const Buffer& logits = keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32,
                                                   uint64_t(m.n_experts) * tokens, seed, "router logits"));
-  Routing r{routing_buffer(env, c, tokens), 0};
+  Routing r{routing_buffer(env, c, tokens), 0, TensorView::whole(logits)};
   const Op ops[] = {moe_topk_op(m, TensorView::whole(logits), m.n_experts, tokens, r.views),
                     moe_group_op(m, tokens, r.views)};
   run_immediately(env.device(), env.pipelines(), ops);
@@ -106,9 +107,9 @@ uint32_t expert_invocations(BenchEnv& env, uint64_t expert_bytes, uint32_t token
 // The expert projection's ops for one invocation: the DMMV (with `tuning`; unset, the engine's
 // moe_dmmv_tuning), with `matmul` set the experts' tiled matmul with that choice, or with
 // `intdot` set the integer-dot DMMV in that shape (zeros: the engine's) on x quantized once
-// before timing, as decode's norm and SwiGLU write it; with `glu` too, decode's gate and up
-// with the SwiGLU in one dispatch (moe_dmmv_intdot_glu_op: the gate and the up experts stacked
-// in one tensor, act written in int8).
+// before timing, as decode's norm and SwiGLU write it; with `glu` too, decode's routing, gate
+// and up with the SwiGLU in one dispatch (moe_dmmv_intdot_glu_op: the gate and the up experts
+// stacked in one tensor, the token's router logits ranked, act written in int8).
 struct ExpertKernel {
   std::optional<MoeDmmvTuning> tuning;
   std::optional<MatmulChoice> matmul;
@@ -158,7 +159,7 @@ BenchCase moe_dmmv_case(BenchEnv& env, WeightFormat format, ExpertRole role, uin
     const MoeDmmvProblem p{format,   TensorView::whole(copy), TensorView::whole(x), TensorView::whole(y), m, w.rows,
                            w.cols,   tokens,                  x_stride,             y_stride,             w.input};
     std::vector<Op> ops = kernel.glu      ? std::vector<Op>{moe_dmmv_intdot_glu_op(p, TensorView::whole(copy), *xq,
-                                                                               r.views, limits,
+                                                                               r.logits, r.views, limits,
                                                                                GluEpilogue{GluActivation::Silu, *act})}
                           : kernel.matmul ? moe_matmul_ops(p, r.views, limits, *kernel.matmul)
                           : kernel.intdot ? moe_dmmv_intdot_ops(p, *xq, r.views, limits, *kernel.intdot)

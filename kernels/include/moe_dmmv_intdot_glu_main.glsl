@@ -1,19 +1,25 @@
-// The experts' gate and up of a decode token in one dispatch that also applies the SwiGLU and
-// writes act = silu(gate) * up in the int8 blocks the experts' down reads (MOE_DMMV with
-// DMMV_GLU_EPILOGUE in dmmv_intdot_body.glsl; glu_placement: producer): the experts' form of
-// dmmv_intdot_glu_epilogue.glsl, so decode's expert FFN takes two dispatches where it took four
-// (gate, up, SwiGLU, down). Neither gate, up nor act is written as floats.
+// The experts' gate and up of a decode token in one dispatch that also ranks the token's
+// experts and applies the SwiGLU, writing act = silu(gate) * up in the int8 blocks the experts'
+// down reads (MOE_DMMV with DMMV_GLU_EPILOGUE in dmmv_intdot_body.glsl; glu_placement:
+// producer): the experts' form of dmmv_intdot_glu_epilogue.glsl, so decode's experts take two
+// dispatches (this and down) where they took five (top-k, gate, up, SwiGLU, down). Neither gate,
+// up nor act is written as floats.
+//
+// Routing: every workgroup ranks the token's E router logits itself (binding 10;
+// moe_topk_rank.glsl: one subgroup, K rounds of subgroup minima), so no dispatch before it has
+// to, and workgroup (0, 0) writes what moe_topk_group would have (the routes at bindings 11 and
+// 12, the work list at 7 to 9) for down and the accumulation. The ranking compares integer keys
+// of the logits, so every workgroup picks the same experts.
 //
 // Binding 0 holds the gate experts [E][F][cols] and, right after them, the up experts: gate row
 // r of expert e is e F + r, its up row E F + e F + r (pc.rows = F, pc.expert_count = E; one
-// binding, no expert slices). Workgroup (block, item): the item's expert and its one assignment
-// a (a decode token's K experts are distinct), act elements [32 x, 32 x + 32) of column a; team
-// t (dmmv_intdot_block_teams.glsl) sums the gate rows 32 x + h t .. + h - 1 and the matching up
-// rows (h = ROWS / 2), and the block's holders apply the unit and quantize it into bindings 5
-// and 6 at column a (F elements a column). Where the input is an RMSNorm's output whose
-// division was left to this projection (norm_placement: producer; RMS_EPS > 0, binding 4: its
-// block squares), gate and up are divided by the RMS first, as in the dense form; elsewhere
-// binding 4 is unread. The work list is at bindings 7 to 9.
+// binding, no expert slices). Workgroup (block, a): the token's route a (its assignment: one
+// token) and the expert chosen there, act elements [32 x, 32 x + 32) of column a; team t (dmmv_intdot_block_teams.glsl) sums the gate rows 32 x + h t .. + h - 1
+// and the matching up rows (h = ROWS / 2), and the block's holders apply the unit and quantize
+// it into bindings 5 and 6 at column a (F elements a column). Where the input is an RMSNorm's
+// output whose division was left to this projection (norm_placement: producer; RMS_EPS > 0,
+// binding 4: its block squares), gate and up are divided by the RMS first, as in the dense
+// form; elsewhere binding 4 is unread.
 #ifndef PB_MOE_DMMV_INTDOT_GLU_MAIN_GLSL
 #define PB_MOE_DMMV_INTDOT_GLU_MAIN_GLSL
 
@@ -22,23 +28,34 @@ layout(constant_id = 7) const int ACTIVATION = 0;
 #include "dmmv_intdot_input_rms.glsl"  // RMS_EPS = 0 (the default): no division
 #include "dmmv_intdot_block_teams.glsl"
 
-layout(binding = 7) readonly buffer Items { uvec4 items[]; };  // (expert, count, first, 0)
-layout(binding = 8) readonly buffer Assignments { uint assignments[]; };  // grouped by expert
-layout(binding = 9) readonly buffer Counter { uint counter[]; };          // [0]: n_items
+layout(constant_id = 8) const int NORM_TOPK = 1;  // 1: the K route weights are divided by their sum
+layout(binding = 7) writeonly buffer Items { uvec4 items[]; };  // (expert, 1, place, 0)
+layout(binding = 8) writeonly buffer Assignments { uint assignments[]; };
+layout(binding = 9) writeonly buffer Counter { uint counter[]; };  // [0]: n_items
+layout(binding = 10) readonly buffer Logits { float logits[]; };   // the token's E router logits
+layout(binding = 11) writeonly buffer RouteE { uint route_e[]; };  // [K]
+layout(binding = 12) writeonly buffer RouteW { float route_w[]; };  // [K]
+#define MOE_TOPK_GROUP
+#include "moe_topk_rank.glsl"
 
-uint token_column;  // the input column: the assignment's token
-uint moe_input_column(uint c) { return token_column; }
+uint moe_input_column(uint c) { return 0u; }  // one token
 
 shared float block_gate[TEAM], block_up[TEAM];  // the workgroup's gate and up sums, in order
 
 void main() {
-  const uint item = gl_WorkGroupID.y;
-  if (item >= counter[0]) return;  // uniform over the workgroup: no barrier is skipped
-  const uvec4 it = items[item];
-  const uint a = assignments[it.z];
-  token_column = a / pc.top_k;
-  gate_row0 = it.x * pc.rows;  // read by DMMV_ROW
-  up_row0 = (pc.expert_count + it.x) * pc.rows;
+  const uint a = gl_WorkGroupID.y;  // the route (and assignment: one token) this workgroup computes
+  if (gl_SubgroupID == 0) {
+    rank_routes(0u, pc.expert_count, pc.top_k);
+    if (gl_WorkGroupID.x == 0 && a == 0) {  // the routing that down and the accumulation read
+      write_routes(0u, pc.top_k, NORM_TOPK != 0);
+      write_work_list(pc.expert_count, pc.top_k);
+    }
+  }
+  barrier();
+  const uint expert = chosen_e[a];
+  if (expert >= pc.expert_count) return;  // uniform over the workgroup: no barrier is skipped
+  gate_row0 = expert * pc.rows;  // read by DMMV_ROW
+  up_row0 = (pc.expert_count + expert) * pc.rows;
   const uint t = subgroup_major_index();
   const uint team = t / TEAM, lane = t % TEAM;
   const uint block = gl_WorkGroupID.x * TEAM;              // the workgroup's first act element

@@ -209,8 +209,9 @@ TEST(Placement, DecodeKeepsNoNormDispatchAndNoGluDispatch) {
 }
 
 // A MoE decode step on int8 inputs takes the experts' integer-dot kernels: gate, up and down
-// each a dispatch, the SwiGLU writing down's int8 input; with glu_placement producer gate, up
-// and the SwiGLU are one dispatch (moe_dmmv_intdot_<fmt>_glu) and no SwiGLU dispatch is left.
+// each a dispatch, the SwiGLU writing down's int8 input; with glu_placement producer the
+// routing, gate, up and the SwiGLU are one dispatch (moe_dmmv_intdot_<fmt>_glu) and no top-k or
+// SwiGLU dispatch is left.
 TEST(Placement, MoeDecodeRunsItsExpertsOnInt8InputsAndTheirSwigluInGateAndUp) {
   if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
     GTEST_SKIP() << "no integer-dot path here";
@@ -229,12 +230,14 @@ TEST(Placement, MoeDecodeRunsItsExpertsOnInt8InputsAndTheirSwigluInGateAndUp) {
   EXPECT_EQ(kernels(plain, "moe_dmmv_intdot_", false), 3 * layers * steps);  // gate, up, down
   EXPECT_EQ(kernels(plain, "moe_dmmv_intdot_", true), 0);
   EXPECT_EQ(kernels(plain, "glu_quantize", false), layers * steps);
+  EXPECT_EQ(kernels(plain, "moe_topk_group", false), layers * steps);
   EXPECT_EQ(kernels(plain, "moe_dmmv_q", false) + kernels(plain, "moe_dmmv_f", false), 0);  // no float experts
   run.forward.glu_placement = Placement::Producer;
   const auto fused = decode_kernels(run);
   EXPECT_EQ(kernels(fused, "moe_dmmv_intdot_", true), layers * steps);
   EXPECT_EQ(kernels(fused, "moe_dmmv_intdot_", false), layers * steps);  // down
   EXPECT_EQ(kernels(fused, "glu", false), 0);  // neither glu nor glu_quantize
+  EXPECT_EQ(kernels(fused, "moe_topk", false), 0);  // neither moe_topk nor moe_topk_group
   EXPECT_EQ(kernels(fused, "quantize_x", false), 0);  // the norm and the SwiGLU quantize
   // With norm_placement producer too, no norm keeps its dispatch: the FFN norm moves into the
   // attention output projection (every reader is int8: the router divides by the RMS, and so

@@ -5,8 +5,9 @@
 // or scale fails it. Q4_K, Q8_0 and Q6_K; gate/up (input column = the token) and down (= the
 // assignment); decode and a 13-token prefill whose experts take several passes of NUM_COLS;
 // rows that are not a multiple of the workgroup's; expert slices; unselected experts NaN.
-// Then decode's gate and up with the SwiGLU in one op (moe_dmmv_intdot_glu_op): act's int8
-// form against silu(gate) * up of the reference, within half a quantization step.
+// Then decode's routing, gate and up with the SwiGLU in one op (moe_dmmv_intdot_glu_op): the
+// routes and work list it writes against the reference top-k and grouping, and act's int8 form
+// against silu(gate) * up of the reference, within half a quantization step.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -103,8 +104,9 @@ std::vector<MoeIntdotCase> cases() {
 
 INSTANTIATE_TEST_SUITE_P(Formats, MoeDmmvIntdotTest, ::testing::ValuesIn(cases()));
 
-// Decode's gate and up with the SwiGLU: E experts of F rows each for gate, then for up, in one
-// buffer; the token's K routes drawn from `pool` experts, the rest NaN.
+// Decode's routing, gate and up with the SwiGLU: E experts of F rows each for gate, then for up,
+// in one buffer; router logits that put the token's K routes among the first `pool` experts
+// (the rest far below, and NaN in their weights).
 // With `deferred`, the input is an RMSNorm's whose division is left to the op (norm_placement:
 // producer): x's int8 form with the block squares of another vector, whose RMS gate and up are
 // divided by.
@@ -132,7 +134,11 @@ TEST_P(MoeGluIntdotTest, WritesTheInt8FormOfTheSwigluOfGateAndUp) {
   }
   std::mt19937 rng(77 + p.rows + p.cols);
   const MoeShape shape{p.experts, p.top_k, 0, 0, true};
-  const std::vector<uint32_t> routes = random_routes(1, p.top_k, p.pool, rng);
+  std::vector<float> logits = random_columns(p.experts, 1, p.experts, -1.0f, 1.0f, rng);
+  std::fill(logits.begin() + p.pool, logits.end(), -100.0f);
+  std::vector<uint32_t> routes(p.top_k);
+  std::vector<float> weights(p.top_k);
+  ref::moe_topk(logits, p.experts, p.experts, p.top_k, true, 1, routes, weights);
   StackedExperts gate = random_experts(p.format, p.experts, p.rows, p.cols, 0.05f, rng);
   StackedExperts up = random_experts(p.format, p.experts, p.rows, p.cols, 0.05f, rng);
   poison_unselected(gate.bytes, p.experts, routes);
@@ -148,15 +154,20 @@ TEST_P(MoeGluIntdotTest, WritesTheInt8FormOfTheSwigluOfGateAndUp) {
   const double inv_rms = in.inv_rms;
   QuantizedBuffer act(p.rows, p.top_k);
   RoutingBuffers rb = make_routing(shape, 1);
-  upload_u32(rb.routing.route_e, routes);
   Buffer wb = upload_weights(p.format, p.cols, both, "gate and up experts");
+  Buffer lb = upload_floats(logits, "router logits");
   const MoeDmmvProblem problem{p.format, TensorView::whole(wb), TensorView{}, TensorView{}, shape, p.rows, p.cols, 1,
                                p.cols,   p.rows,                MoeInput::Token};
-  run_ops(std::vector<Op>{moe_group_op(shape, 1, rb.routing),
-                          moe_dmmv_intdot_glu_op(problem, TensorView::whole(wb), input, rb.routing, limits,
-                                                 GluEpilogue{GluActivation::Silu, act.view})},
-          BarrierPolicy::Ledger);
+  const Op op = moe_dmmv_intdot_glu_op(problem, TensorView::whole(wb), input, TensorView::whole(lb), rb.routing,
+                                       limits, GluEpilogue{GluActivation::Silu, act.view});
+  run_ops(std::span(&op, 1), BarrierPolicy::Ledger);
   const std::vector<uint8_t> stored = act.download();
+
+  // The routing down and the accumulation read: what moe_topk_group writes.
+  ASSERT_EQ(download_u32(rb.routing.route_e, p.top_k), routes);
+  const auto gpu_w = transfer().download_as<float>(*rb.buffer, rb.routing.route_w.offset, p.top_k);
+  for (uint32_t j = 0; j < p.top_k; ++j) ASSERT_NEAR(gpu_w[j], weights[j], 2e-5 * weights[j] + 1e-7) << "route " << j;
+  expect_reference_work_list(shape, 1, routes, rb);
 
   const std::vector<float> xhat = dequantized_x(xq);
   std::vector<float> g(size_t(p.top_k) * p.rows), u(g.size()), expected(g.size());

@@ -135,24 +135,6 @@ void PrintTo(const GroupCase& c, std::ostream* os) { *os << c.name; }
 
 class MoeGroupTest : public GpuTest, public ::testing::WithParamInterface<GroupCase> {};
 
-// The work list in `rb` against the reference grouping of `routes`.
-void expect_reference_work_list(const MoeShape& shape, uint32_t ncols, const std::vector<uint32_t>& routes,
-                                RoutingBuffers& rb) {
-  const ref::MoeWorkList expected = ref::moe_group(routes, shape.n_experts);
-  const uint32_t capacity = moe_item_capacity(shape, ncols);
-  const auto counter = download_u32(rb.routing.counter, 1);
-  const auto items = download_u32(rb.routing.items, size_t(capacity) * 4);
-  const auto assignments = download_u32(rb.routing.assignments, routes.size());
-  ASSERT_EQ(counter[0], expected.items.size());
-  for (size_t i = 0; i < capacity; ++i) {
-    for (size_t f = 0; f < 4; ++f) {
-      const uint32_t want = i < expected.items.size() ? expected.items[i][f] : 0xDEADBEEFu;
-      ASSERT_EQ(items[i * 4 + f], want) << "item " << i << " field " << f;
-    }
-  }
-  EXPECT_EQ(assignments, expected.assignments);
-}
-
 // Runs moe_group over `routes` and checks the work list against the reference.
 void expect_work_list(const MoeShape& shape, uint32_t ncols, const std::vector<uint32_t>& routes,
                       RoutingBuffers& rb, bool upload) {
