@@ -100,7 +100,8 @@ uint64_t Activations::bytes_needed(const ModelConfig& c, const ActivationSizes& 
                    columns_bytes(gate_up_width(w), cols) +
                    columns_bytes(w.vocab, cols) + s.attention_scratch_bytes + uint64_t(s.max_ctx + 1) * 24 +
                    argmax_partials_bytes(c.vocab, s.max_cols) +
-                   quantized_inputs_bytes(w, s, c.moe.top_k) + deferred_norm_storage_bytes(w, s) + quantized_act_bytes(w, s, c.moe.top_k);
+                   quantized_inputs_bytes(w, s, c.moe.top_k) + deferred_norm_storage_bytes(w, s) +
+                   quantized_act_bytes(w, s, c.moe.top_k);
   for (uint32_t l = 0; l < c.n_layers; ++l) {
     if (c.layer_kind(l) == LayerKind::DeltaNet) {
       total += (c.ssm.conv_state_floats() + c.ssm.delta_state_floats()) * 4;

@@ -51,7 +51,7 @@ void emit_dense_ffn(Emitter& e, const ForwardContext& f, int32_t l, const Chunk&
 
 // Whether the experts of `w` take int8 inputs over `cols` of the chunk: where a dense projection
 // of their format would (dmmv_activations int8, not a matmul prefill chunk) and the experts'
-// integer-dot kernel runs here (Q4_K and Q8_0); else their float DMMV or matmul.
+// integer-dot kernel runs here (Q4_K, Q6_K and Q8_0); else their float DMMV or matmul.
 bool experts_int8(const ForwardContext& f, const DeviceTensor& w, const Chunk& chunk, Columns cols) {
   return f.projects_int8(w, chunk, cols) && moe_dmmv_intdot_supported(f.device, w.spec.format);
 }
@@ -90,7 +90,7 @@ bool emit_fused_gate_up(Emitter& e, const ForwardContext& f, int32_t l, const Ch
   const TensorView gate_up{gate.storage, gate.offset, 2 * gate.spec.bytes()};
   const QuantizedX out = quantized_x_in(TensorView::whole(f.act.quantized_act), n, m.top_k, f.limits);
   e(moe_dmmv_intdot_glu_op(p, gate_up, x, ForwardContext::columns(f.act.router, tokens), routing, f.limits,
-                           GluEpilogue{GluActivation::Silu, out}),
+                           GluEpilogue{f.config().ffn_activation, out}),
     "expert_routing_gate_up_swiglu");
   // act itself is never written: down takes the int8 form, found as act's.
   e.last_quantized = QuantizedInput{ForwardContext::columns(act, n, assignments), n, m.top_k, act.stride,

@@ -158,13 +158,18 @@ BenchCase moe_dmmv_case(BenchEnv& env, WeightFormat format, ExpertRole role, uin
     const Buffer& copy = weights->copies[i % weights->copies.size()];
     const MoeDmmvProblem p{format,   TensorView::whole(copy), TensorView::whole(x), TensorView::whole(y), m, w.rows,
                            w.cols,   tokens,                  x_stride,             y_stride,             w.input};
-    std::vector<Op> ops = kernel.glu      ? std::vector<Op>{moe_dmmv_intdot_glu_op(p, TensorView::whole(copy), *xq,
-                                                                               r.logits, r.views, limits,
-                                                                               GluEpilogue{GluActivation::Silu, *act})}
-                          : kernel.matmul ? moe_matmul_ops(p, r.views, limits, *kernel.matmul)
-                          : kernel.intdot ? moe_dmmv_intdot_ops(p, *xq, r.views, limits, *kernel.intdot)
-                                          : moe_dmmv_ops(p, r.views, NumColsMode{}, limits,
-                                                         kernel.tuning.value_or(moe_dmmv_tuning(env.info(), format, tokens)));
+    std::vector<Op> ops;
+    if (kernel.glu) {
+      ops = {moe_dmmv_intdot_glu_op(p, TensorView::whole(copy), *xq, r.logits, r.views, limits,
+                                    GluEpilogue{GluActivation::Silu, *act})};
+    } else if (kernel.matmul) {
+      ops = moe_matmul_ops(p, r.views, limits, *kernel.matmul);
+    } else if (kernel.intdot) {
+      ops = moe_dmmv_intdot_ops(p, *xq, r.views, limits, *kernel.intdot);
+    } else {
+      ops = moe_dmmv_ops(p, r.views, NumColsMode{}, limits,
+                         kernel.tuning.value_or(moe_dmmv_tuning(env.info(), format, tokens)));
+    }
     for (Op& op : ops) c.round.push_back(std::move(op));
     experts_read += r.experts;
   }

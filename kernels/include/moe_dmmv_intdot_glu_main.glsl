@@ -3,7 +3,7 @@
 // down reads (MOE_DMMV with DMMV_GLU_EPILOGUE in dmmv_intdot_body.glsl; glu_placement:
 // producer): the experts' form of dmmv_intdot_glu_epilogue.glsl, so decode's experts take two
 // dispatches (this and down) where they took five (top-k, gate, up, SwiGLU, down). Neither gate,
-// up nor act is written as floats.
+// up nor act is written as floats. The activation is the model's (ACTIVATION, glu_activation.glsl).
 //
 // Routing: every workgroup ranks the token's E router logits itself (binding 10;
 // moe_topk_rank.glsl: one subgroup, K rounds of subgroup minima), so no dispatch before it has
@@ -13,10 +13,11 @@
 //
 // Binding 0 holds the gate experts [E][F][cols] and, right after them, the up experts: gate row
 // r of expert e is e F + r, its up row E F + e F + r (pc.rows = F, pc.expert_count = E; one
-// binding, no expert slices). Workgroup (block, a): the token's route a (its assignment: one
-// token) and the expert chosen there, act elements [32 x, 32 x + 32) of column a; team t (dmmv_intdot_block_teams.glsl) sums the gate rows 32 x + h t .. + h - 1
-// and the matching up rows (h = ROWS / 2), and the block's holders apply the unit and quantize
-// it into bindings 5 and 6 at column a (F elements a column). Where the input is an RMSNorm's
+// binding, no expert slices). Workgroup (x, a): the token's route a (its assignment: one token)
+// and the expert chosen there, act elements [32 x, 32 x + 32) of column a; team t
+// (dmmv_intdot_block_teams.glsl) sums the gate rows 32 x + h t .. + h - 1 and the matching up
+// rows (h = ROWS / 2), and the block's holders apply the unit and quantize it into bindings 5
+// and 6 at column a (F elements a column). Where the input is an RMSNorm's
 // output whose division was left to this projection (norm_placement: producer; RMS_EPS > 0,
 // binding 4: its block squares), gate and up are divided by the RMS first, as in the dense
 // form; elsewhere binding 4 is unread.
