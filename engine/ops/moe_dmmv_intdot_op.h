@@ -4,7 +4,8 @@
 //
 // Result: y[a][row] = sum_k W[e(a)][row][k] xhat[input(a)][k], xhat the dequantized
 // activations; against the float expert DMMV it differs as the dense integer-dot DMMV does
-// from the float one (dmmv_intdot_op.h), which tests/engine/kernels/moe_dmmv_test.cpp bounds.
+// from the float one (dmmv_intdot_op.h). tests/engine/kernels/moe_dmmv_intdot_test.cpp holds it
+// to the reference on the activations the quantization stands for.
 #pragma once
 
 #include <cstdint>
