@@ -217,14 +217,16 @@ void emit_ffn_block(Emitter& e, const ForwardContext& f, uint32_t layer, const C
       experts_int8(f, f.tensor(TensorRole::MoeGateExps, l), chunk, rest)) {
     first_projection = &f.tensor(TensorRole::MoeGateExps, l);
   }
-  // A dense FFN's norm feeds gate and up alone; a MoE's the router and the experts (and a shared
-  // expert, which this leaves out), all int8 where the router is and decode's experts take their
-  // gate, up and SwiGLU in one dispatch. Then its division by the RMS may be deferred to them.
-  const bool only_int8_readers =
-      c.has_moe() ? !c.moe.has_shared_expert() && f.projects_int8(f.tensor(TensorRole::MoeRouter, l), chunk, rest) &&
-                        fused_gate_up_applies(f, l, chunk, rest)
-                  : f.projects_int8(f.tensor(TensorRole::FfnGate, l), chunk, rest) &&
-                        f.projects_int8(f.tensor(TensorRole::FfnUp, l), chunk, rest);
+  // A dense FFN's norm feeds gate and up alone; a MoE's the router, the experts and a shared
+  // expert's gate, up and sigmoid gate: all int8 where the router and the shared expert's are and
+  // decode's experts take their gate, up and SwiGLU in one dispatch. Then its division by the RMS
+  // may be deferred to them.
+  const auto int8 = [&](TensorRole role) { return f.projects_int8(f.tensor(role, l), chunk, rest); };
+  const bool shared_int8 = !c.moe.has_shared_expert() || (int8(TensorRole::SharedGate) &&
+                                                          int8(TensorRole::SharedUp) && int8(TensorRole::SharedGateInp));
+  const bool only_int8_readers = c.has_moe() ? int8(TensorRole::MoeRouter) && shared_int8 &&
+                                                   fused_gate_up_applies(f, l, chunk, rest)
+                                             : int8(TensorRole::FfnGate) && int8(TensorRole::FfnUp);
   f.norm_for_projection(e, "ffn_norm", f.act.x, f.tensor(TensorRole::FfnNorm, l), f.act.xn, rest, chunk,
                         *first_projection, only_int8_readers);
   if (!c.has_moe()) {
@@ -233,8 +235,14 @@ void emit_ffn_block(Emitter& e, const ForwardContext& f, uint32_t layer, const C
   }
   e.phase(Phase::MoeRouter);
   f.project(e, "moe_router", f.tensor(TensorRole::MoeRouter, l), f.act.xn, f.act.router, rest, false, chunk);
+  const std::optional<QuantizedInput> normed = e.last_quantized;  // the norm's int8 form, if any
   emit_experts(e, f, l, chunk, rest);
-  if (c.moe.has_shared_expert()) emit_shared_expert(e, f, l, chunk, rest);
+  if (!c.moe.has_shared_expert()) return;
+  // The experts' SwiGLU quantized its own output since; the shared expert reads the norm's int8
+  // form again (quantized_input takes it where nothing since wrote it or xn: where the norm's
+  // division was deferred, xn itself was never written).
+  if (normed) e.last_quantized = normed;
+  emit_shared_expert(e, f, l, chunk, rest);
 }
 
 }  // namespace pb

@@ -40,8 +40,12 @@ QuantizedX quantized_storage(const Activations& act, uint32_t cols, uint32_t nco
 
 const QuantizedX& ForwardContext::quantized_input(Emitter& e, const ProjectionProblem& p) const {
   const std::optional<QuantizedInput>& last = e.last_quantized;
+  // Reused while neither the floats nor their int8 form were written since (a caller may put
+  // back an earlier quantization, as the FFN block does for a shared expert).
   if (last && same_view(last->x, p.x) && last->cols == p.cols && last->ncols == p.ncols &&
-      last->x_stride == p.x_stride && !written_since(e.ops(), last->op_index + 1, p.x)) {
+      last->x_stride == p.x_stride && !written_since(e.ops(), last->op_index + 1, p.x) &&
+      !written_since(e.ops(), last->op_index + 1, last->quantized.quants) &&
+      !written_since(e.ops(), last->op_index + 1, last->quantized.scales)) {
     return last->quantized;
   }
   const QuantizedX q = quantized_storage(act, p.cols, p.ncols, limits);

@@ -261,6 +261,27 @@ TEST(Placement, MoeDecodeRunsItsExpertsOnInt8InputsAndTheirSwigluInGateAndUp) {
   EXPECT_EQ(kernels(norms, "moe_dmmv_intdot_", true), layers * steps);
 }
 
+// A shared expert reads the FFN norm's int8 form after the routed experts: where their SwiGLU
+// wrote its own int8 form elsewhere (glu_placement producer: into their gate/up kernel's output)
+// the norm's is still there and no quantize_x is needed; where the SwiGLU's dispatch wrote it
+// over the norm's, the shared expert quantizes the norm's output again: one quantize_x more per
+// layer (tiny-hybrid's decode's other quantize_x are in both).
+TEST(Placement, SharedExpertReusesTheNormsInt8FormWhereItSurvives) {
+  if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
+    GTEST_SKIP() << "no integer-dot path here";
+  }
+  RunConfig run = config_for({"tiny-hybrid", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4,
+                              DmmvActivations::Int8});
+  const int steps = int(kDecode), layers = static_cast<int>(preset(run.model).n_layers);
+  const auto count = [](const std::map<std::string, int>& m, const std::string& name) {
+    const auto it = m.find(name);
+    return it == m.end() ? 0 : it->second;
+  };
+  const int dispatched = count(decode_kernels(run), "quantize_x");
+  run.forward.glu_placement = Placement::Producer;
+  EXPECT_EQ(dispatched - count(decode_kernels(run), "quantize_x"), layers * steps);
+}
+
 // One decode step after the same prefill, with the norms and gated units dispatched and with
 // them in the producers: the same int8 arithmetic but for where each block's scale is rounded
 // and the float rounding of gate and up, so the step's logits agree closely (their L2 norms
