@@ -140,8 +140,8 @@ struct ForwardContext {
   const QuantizedX& quantized_input(Emitter& e, const ProjectionProblem& p) const;
   // With norm_placement producer: moves `norm` into the op that is the list's last and makes x
   // (norm.ncols = 1), a residual projection, a MoE accumulation or, for the first layer's norm,
-  // the decode embedding, and remembers the norm's deferred int8 form. False (nothing emitted) where that
-  // does not hold.
+  // the decode embedding, and remembers the norm's deferred int8 form. False (nothing emitted)
+  // where that does not hold.
   bool defer_norm(Emitter& e, const RmsNormProblem& norm, const Chunk& chunk) const;
   // With glu_placement producer: moves `glu` into the stacked gate and up projection that is the
   // list's last op and makes both its inputs (glu.ncols = 1), and remembers its int8 output.

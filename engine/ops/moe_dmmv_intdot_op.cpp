@@ -5,6 +5,7 @@
 #include <string>
 
 #include "harness/errors.h"
+#include "harness/folded_grid.h"
 #include "kernels/registry.h"
 
 namespace pb {
@@ -81,8 +82,8 @@ std::vector<Op> moe_dmmv_intdot_ops(const MoeDmmvProblem& p, const QuantizedX& x
               t.unroll >= 1 && t.unroll <= 4 && t.chunk == first_chunk(p.format),
           "tuning needs threads a multiple of 8 up to 1024, rows 1..8, unroll 1..4 and the format's first chunk (" +
               std::to_string(first_chunk(p.format)) + ")");
-  const uint32_t row_blocks = (p.rows + t.rows - 1) / t.rows;
-  require(row_blocks <= 65535, "more than 65535 row blocks");
+  const uint32_t row_blocks = ceil_div(p.rows, t.rows);
+  require(row_blocks <= kMaxGroupsX, "more than 65535 row blocks");
 
   const AlignedWindow xq = aligned_window(x.quants, 0, uint64_t(x_cols) * p.cols, limits);
   const AlignedWindow xs = aligned_window(x.scales, 0, uint64_t(x_cols) * p.cols / 4, limits);  // 8 bytes per 32
