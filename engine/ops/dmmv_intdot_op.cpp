@@ -131,10 +131,92 @@ bool dmmv_coopmat_supported(const DeviceInfo& info, WeightFormat format, const D
          dmmv_coopmat_shared_bytes(t) <= info.max_compute_shared_memory;
 }
 
+// From the dmmv_int8mat_tuning sweep on an NVIDIA H200 (docs/GPU_FIGURES.md, medians of 3): the
+// fastest shape on ffn_up 14336x4096 for tall matrices (at least kIntdotTallRows rows) and on
+// attn 4096x4096 for the others. Tall ones take 64-row workgroups of few subgroups, whose
+// larger steps keep more bytes in flight per subgroup; shorter ones need more, smaller
+// workgroups to fill the GPU. At 8 columns the kernel then beats the integer dot (Q4_K ffn_up
+// 31.7 -> 27.0 us, attn 13.9 -> 11.3; Q8_0 31.4 -> 28.6, 12.9 -> 11.4), and at 16 the f16
+// matrix kernel on tall matrices (Q4_K 46.0 -> 36.4, Q8_0 50.4 -> 38.2; attn ties at 15.6).
+// Rows of more than kIntdotWideCols inputs stay off it (max_cols): ffn_down 4096x14336 has too
+// few rows for its workgroups and took 33 us at its best against the integer dot's 28.8.
+DmmvInt8MatTuning default_dmmv_int8mat_tuning(WeightFormat format, uint32_t ncols, uint32_t rows) {
+  const bool q4_k = format == WeightFormat::Q4_K;
+  // (subgroups, rows, step)
+  const auto shape = [](uint32_t subgroups, uint32_t rows_per_group, uint32_t step) {
+    return DmmvInt8MatTuning{8, kIntdotWideCols, subgroups, rows_per_group, step};
+  };
+  if (rows < kIntdotTallRows) return ncols == 8 ? shape(8, 32, 2) : shape(8, 16, 2);
+  if (ncols == 8) return q4_k ? shape(2, 64, 4) : shape(4, 64, 2);
+  return q4_k ? shape(2, 64, 2) : shape(2, 32, 2);
+}
+
+const char* dmmv_int8mat_kernel_name(WeightFormat format) {
+  switch (format) {
+    case WeightFormat::Q8_0: return "dmmv_int8mat_q8_0";
+    case WeightFormat::Q4_K: return "dmmv_int8mat_q4_k";
+    default: return nullptr;
+  }
+}
+
+uint32_t dmmv_int8mat_shared_bytes(const DmmvInt8MatTuning& t, uint32_t ncols) {
+  // Per subgroup: weight tiles (rows of 48 bytes), activation tiles (columns of 48 bytes), the
+  // row and column scale tables (8 bytes an entry) and the float sums.
+  const uint32_t per_subgroup =
+      t.rows * t.step * 48 + ncols * t.step * 48 + t.rows * t.step * 8 + ncols * t.step * 8 + t.rows * ncols * 4;
+  return 128 * 4 + t.subgroups * per_subgroup;
+}
+
+namespace {
+
+// The requested int8 matrix shape at `ncols` columns with the width's defaults filled in.
+DmmvInt8MatTuning int8mat_shape(WeightFormat format, const DmmvInt8MatTuning& requested, uint32_t ncols,
+                                uint32_t rows) {
+  const DmmvInt8MatTuning d = default_dmmv_int8mat_tuning(format, ncols, rows);
+  return {requested.from_cols, requested.max_cols, requested.subgroups ? requested.subgroups : d.subgroups,
+          requested.rows ? requested.rows : d.rows, requested.step ? requested.step : d.step};
+}
+
+bool int8mat_shape_valid(const DmmvInt8MatTuning& t) {
+  return t.subgroups >= 1 && t.subgroups <= 16 && (t.rows == 16 || t.rows == 32 || t.rows == 64) &&
+         (t.step == 2 || t.step == 4 || t.step == 8);
+}
+
+bool has_coopmat_s8_16x8x32(const DeviceInfo& info) {
+  if (!info.caps.cooperative_matrix) return false;
+  return std::any_of(info.coopmat_shapes.begin(), info.coopmat_shapes.end(), [](const CoopMatShape& s) {
+    return s.m == 16 && s.n == 8 && s.k == 32 && s.a_type == "s8" && s.b_type == "s8" && s.c_type == "s32" &&
+           s.result_type == "s32" && s.scope == "subgroup";
+  });
+}
+
+}  // namespace
+
+bool dmmv_int8mat_supported(const DeviceInfo& info, WeightFormat format, const DmmvInt8MatTuning& requested,
+                            uint32_t ncols) {
+  const char* name = dmmv_int8mat_kernel_name(format);
+  if (name == nullptr || find_kernel(name) == nullptr || !dmmv_intdot_supported(info, format)) return false;
+  if (!has_coopmat_s8_16x8x32(info) || info.subgroup_size != 32) return false;
+  // Every default shape must fit where the requested one leaves fields to them.
+  for (const uint32_t rows : {1u, kIntdotTallRows}) {
+    const DmmvInt8MatTuning t = int8mat_shape(format, requested, ncols, rows);
+    if (!(int8mat_shape_valid(t) && (ncols == 8 || ncols == 16) && t.subgroups * 32 <= info.max_workgroup_invocations &&
+          dmmv_int8mat_shared_bytes(t, ncols) <= info.max_compute_shared_memory)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 DmmvIntdotTuning dmmv_intdot_choice(const DeviceInfo& info, WeightFormat format, bool allow_coopmat) {
   DmmvIntdotTuning t;
   if (allow_coopmat && dmmv_coopmat_supported(info, format)) {
     t.matrix.from_cols = default_dmmv_coopmat_tuning(format).from_cols;
+  }
+  if (allow_coopmat && dmmv_int8mat_supported(info, format, {}, 8) && dmmv_int8mat_supported(info, format, {}, 16)) {
+    const DmmvInt8MatTuning d = default_dmmv_int8mat_tuning(format, 8, kIntdotTallRows);
+    t.int8_matrix.from_cols = d.from_cols;
+    t.int8_matrix.max_cols = d.max_cols;
   }
   return t;
 }
@@ -166,6 +248,18 @@ void bind_deferred_rms(Op& op, const DeferredRms& rms, uint32_t cols) {
   op.spec.set(6, std::bit_cast<int32_t>(rms.eps));
 }
 
+// The specialization constants both matrix kernels share (dmmv_coopmat_body.glsl,
+// dmmv_int8mat_body.glsl): columns, subgroups of 32 and the workgroup size, rows, accumulate,
+// and the K step (in weights for the f16 kernel, in blocks of 32 for the int8 one).
+void set_matrix_spec(Op& op, uint32_t ncols, uint32_t subgroups, uint32_t rows, bool accumulate, uint32_t step) {
+  op.spec.set(0, static_cast<int32_t>(ncols))
+      .set(1, static_cast<int32_t>(subgroups))
+      .set(2, static_cast<int32_t>(32 * subgroups))
+      .set(3, static_cast<int32_t>(rows))
+      .set(4, accumulate ? 1 : 0)
+      .set(5, static_cast<int32_t>(step));
+}
+
 }  // namespace
 
 std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x, const BindingLimits& limits,
@@ -192,6 +286,14 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
             "the matrix kernel's tuning needs 1..16 subgroups, 16 or 32 rows and a step of 64, 128 or 256 weights "
             "that divides cols");
   }
+  if (requested.int8_matrix.from_cols != 0) {
+    const DmmvInt8MatTuning m8 = int8mat_shape(p.format, requested.int8_matrix, 8, p.rows);
+    require(dmmv_int8mat_kernel_name(p.format) != nullptr,
+            std::string("no int8 matrix kernel for ") + std::string(format_name(p.format)) +
+                " weights (Q8_0 and Q4_K have one)");
+    require(int8mat_shape_valid(m8),
+            "the int8 matrix kernel's tuning needs 1..16 subgroups, 16, 32 or 64 rows and steps of 2, 4 or 8 blocks");
+  }
   require(p.rows > 0 && p.ncols > 0 && has_integer_dot_path(p.format, p.cols),
           std::string(format_name(p.format)) + " needs cols a positive multiple of " +
               std::to_string(integer_dot_cols_multiple(p.format)));
@@ -202,7 +304,12 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
   std::vector<Op> ops;
   for (uint32_t first = 0; first < p.ncols;) {
     const uint32_t count = piece_cols(p.ncols - first);
-    const bool matrix = requested.matrix.from_cols != 0 && count >= requested.matrix.from_cols;
+    // Per row slice: only slices of at least m8.rows rows (below).
+    const DmmvInt8MatTuning& i8 = requested.int8_matrix;
+    const bool int8_matrix = i8.from_cols != 0 && count >= i8.from_cols && (count == 8 || count == 16) &&
+                             (i8.max_cols == 0 || p.cols <= i8.max_cols);
+    const DmmvInt8MatTuning m8 = int8mat_shape(p.format, i8, count, p.rows);
+    const bool matrix = !int8_matrix && requested.matrix.from_cols != 0 && count >= requested.matrix.from_cols;
     const DmmvIntdotTuning defaults = default_dmmv_intdot_tuning(p.format, count, p.cols);
     const DmmvIntdotTuning t{requested.threads ? requested.threads : defaults.threads,
                              requested.rows ? requested.rows : defaults.rows,
@@ -232,13 +339,14 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
       const uint32_t rows = std::min(slice_rows, p.rows - row0);
       Op op;
       op.kernel = k;
-      if (matrix) {
-        op.spec.set(0, static_cast<int32_t>(count))
-            .set(1, static_cast<int32_t>(m.subgroups))
-            .set(2, static_cast<int32_t>(32 * m.subgroups))
-            .set(3, static_cast<int32_t>(m.rows))
-            .set(4, p.accumulate ? 1 : 0)
-            .set(5, static_cast<int32_t>(m.step));
+      const bool int8_tiles = int8_matrix && rows >= m8.rows;
+      if (int8_tiles) {
+        op.kernel = find_kernel(dmmv_int8mat_kernel_name(p.format));
+        require(op.kernel != nullptr, std::string("kernel ") + dmmv_int8mat_kernel_name(p.format) +
+                                          " was not compiled in (it needs glslang with GL_KHR_cooperative_matrix)");
+        set_matrix_spec(op, count, m8.subgroups, m8.rows, p.accumulate, m8.step);
+      } else if (matrix) {
+        set_matrix_spec(op, count, m.subgroups, m.rows, p.accumulate, m.step);
       } else {
         op.spec.set(0, static_cast<int32_t>(count))
             .set(2, static_cast<int32_t>(t.threads))
@@ -251,9 +359,9 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
       if (x.rms) bind_deferred_rms(op, *x.rms, p.cols);
       op.push = PushConstants::of(
           DmmvIntdotPush{rows, p.cols, p.y_stride, row0, y.first_float, xq.first_float / 4, xs.first_float / 2});
-      const uint32_t groups = ceil_div(rows, matrix ? m.rows : t.rows);
+      const uint32_t groups = ceil_div(rows, int8_tiles ? m8.rows : matrix ? m.rows : t.rows);
       op.groups = folded_grid(groups);
-      op.label = matrix ? "dmmv_coopmat" : "dmmv_intdot";
+      op.label = int8_tiles ? "dmmv_int8mat" : matrix ? "dmmv_coopmat" : "dmmv_intdot";
       ops.push_back(op);
     }
     first += count;

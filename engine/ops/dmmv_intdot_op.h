@@ -33,6 +33,19 @@ struct DmmvCoopmatTuning {
   uint32_t step = 0;       // weights of a row per K step, 64, 128 or 256 (dividing cols); 0 = the default
 };
 
+// The int8 matrix kernel over the same inputs (kernels/coopmat_intdot/dmmv_int8mat_*.comp, Q8_0
+// and Q4_K): 16 x 8 x 32 int8 matrix products on the integer quants themselves, for pieces of
+// 8 and 16 columns. It goes before the f16 matrix kernel where both would take a piece. A row
+// slice of fewer rows than a workgroup's stays on the integer dot.
+struct DmmvInt8MatTuning {
+  uint32_t from_cols = 0;  // pieces of 8 or 16 columns, at least this many, take it; 0 = none do
+  uint32_t max_cols = 0;   // ... of rows of at most this many inputs; 0 = any
+  // 0 below: the default for the piece's width and the matrix's rows (default_dmmv_int8mat_tuning)
+  uint32_t subgroups = 0;  // subgroups per workgroup, splitting K: 1..16
+  uint32_t rows = 0;       // rows per workgroup, 16, 32 or 64
+  uint32_t step = 0;       // 32-weight blocks per K step, 2, 4 or 8
+};
+
 struct DmmvIntdotTuning {
   uint32_t threads = 0;  // workgroup size; 0 = the default
   uint32_t rows = 0;     // rows per workgroup; 0 = the default
@@ -41,6 +54,7 @@ struct DmmvIntdotTuning {
   // (dmmv_intdot_q8_032); 0 = the default
   uint32_t chunk = 0;
   DmmvCoopmatTuning matrix;  // which pieces run on the matrix units instead, and their shape
+  DmmvInt8MatTuning int8_matrix;  // which pieces take the int8 matrix kernel, and its shape
 };
 
 // Rows of more inputs than this are wide (ffn_down: 14336 inputs in llama3-8b, 12288 in
@@ -67,6 +81,28 @@ uint32_t dmmv_coopmat_shared_bytes(const DmmvCoopmatTuning& t);
 // its subgroups are 32 or 64 wide, and the shape `t` (its defaults where 0) fits its shared
 // memory and workgroup size.
 bool dmmv_coopmat_supported(const DeviceInfo& info, WeightFormat format, const DmmvCoopmatTuning& t = {});
+
+// Matrices of at least this many rows are tall: the int8 matrix kernel's default shapes differ.
+inline constexpr uint32_t kIntdotTallRows = 8192;
+
+// The int8 matrix kernel's default shape for `format` at `ncols` (8 or 16) columns on a matrix
+// of `rows` rows, and in from_cols and max_cols the pieces the engine gives it (see the source
+// for the measurement).
+DmmvInt8MatTuning default_dmmv_int8mat_tuning(WeightFormat format, uint32_t ncols, uint32_t rows);
+
+// "dmmv_int8mat_q4_k", "dmmv_int8mat_q8_0"; null for other formats.
+const char* dmmv_int8mat_kernel_name(WeightFormat format);
+
+// Shared memory of the int8 matrix kernel in shape `t` (no zeros) for `ncols` columns: the
+// position tile, and per subgroup its staged tiles and scale tables and its float sums.
+uint32_t dmmv_int8mat_shared_bytes(const DmmvInt8MatTuning& t, uint32_t ncols);
+
+// True when the int8 matrix kernel for `format` was compiled in and runs here: the integer-dot
+// path is supported, the device multiplies 16 x 8 x 32 int8 into int32 per subgroup, its
+// subgroups are 32 wide, and the shape `t` fits at `ncols` columns (with every default shape of
+// that width in the fields it leaves 0).
+bool dmmv_int8mat_supported(const DeviceInfo& info, WeightFormat format, const DmmvInt8MatTuning& t = {},
+                            uint32_t ncols = 8);
 
 // What the engine asks of dmmv_intdot_ops on this device: the default shapes, and pieces from
 // DmmvCoopmatTuning's default column count on the matrix units where `allow_coopmat` and the

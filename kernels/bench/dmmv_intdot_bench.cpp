@@ -10,6 +10,10 @@
 //       (dmmv_coopmat_<fmt>) at any width, where supported
 //   dmmv_coopmat_tuning/<fmt>/<shape>/num_cols:N/subgroups:S/rows:R/step:K  the cooperative-matrix
 //       kernel under each candidate shape that fits the device
+//   dmmv_intdot/<fmt>/int8mat/<shape>/num_cols:<8|16>   the int8 matrix kernel
+//       (dmmv_int8mat_<fmt>) in its default shape, where supported
+//   dmmv_int8mat_tuning/<fmt>/<shape>/num_cols:<8|16>/subgroups:S/rows:R/step:B  the int8 matrix
+//       kernel under each candidate shape that fits the device
 //   dmmv_intdot_tuning/<fmt>/<shape>/num_cols:N/threads:T/rows:R/unroll:U  the DMMV alone under
 //       each candidate workgroup shape, to choose default_dmmv_intdot_tuning per device; for
 //       Q4_K each also with /chunk:16, /chunk:32 and /chunk:64, the kernels of 16-weight chunks,
@@ -121,6 +125,13 @@ constexpr DmmvCoopmatTuning kCoopmatTunings[] = {{1, 2, 16, 64},  {1, 4, 16, 64}
                                                  {1, 4, 16, 128}, {1, 8, 16, 128}, {1, 2, 16, 256}, {1, 4, 16, 256},
                                                  {1, 2, 32, 64},  {1, 4, 32, 64},  {1, 2, 32, 128}, {1, 4, 32, 128}};
 
+// Candidate shapes of the int8 matrix kernel: (from_cols, max_cols, subgroups, rows, step in blocks).
+constexpr DmmvInt8MatTuning kInt8MatTunings[] = {
+    {8, 0, 2, 16, 2}, {8, 0, 4, 16, 2}, {8, 0, 8, 16, 2}, {8, 0, 2, 16, 4}, {8, 0, 4, 16, 4}, {8, 0, 8, 16, 4},
+    {8, 0, 2, 16, 8}, {8, 0, 4, 16, 8}, {8, 0, 2, 32, 2}, {8, 0, 4, 32, 2}, {8, 0, 8, 32, 2}, {8, 0, 2, 32, 4},
+    {8, 0, 4, 32, 4}, {8, 0, 2, 32, 8}, {8, 0, 2, 64, 2}, {8, 0, 4, 64, 2}, {8, 0, 2, 64, 4}, {8, 0, 1, 64, 4},
+    {8, 0, 1, 64, 8}, {8, 0, 1, 32, 8}};
+
 }  // namespace
 
 void register_dmmv_intdot_benchmarks(GpuBenchmarks& benchmarks) {
@@ -135,6 +146,22 @@ void register_dmmv_intdot_benchmarks(GpuBenchmarks& benchmarks) {
           const std::string name = "dmmv_intdot/" + fmt + (with_quantize ? "/quantize_dmmv/" : "/dmmv/") +
                                    shape.name() + "/num_cols:" + std::to_string(ncols);
           benchmarks.add(name, [=](BenchEnv& e) { return intdot_case(e, format, shape, ncols, with_quantize, engine); });
+        }
+      }
+      for (const uint32_t ncols : {8u, 16u}) {
+        if (!dmmv_int8mat_supported(env.info(), format, {}, ncols)) break;
+        const std::string tail = "/" + shape.name() + "/num_cols:" + std::to_string(ncols);
+        DmmvIntdotTuning forced;
+        forced.int8_matrix.from_cols = 8;
+        benchmarks.add("dmmv_intdot/" + fmt + "/int8mat" + tail,
+                       [=](BenchEnv& e) { return intdot_case(e, format, shape, ncols, false, forced); });
+        for (const DmmvInt8MatTuning m : kInt8MatTunings) {
+          if (!dmmv_int8mat_supported(env.info(), format, m, ncols)) continue;
+          DmmvIntdotTuning t;
+          t.int8_matrix = m;
+          benchmarks.add("dmmv_int8mat_tuning/" + fmt + tail + "/subgroups:" + std::to_string(m.subgroups) +
+                             "/rows:" + std::to_string(m.rows) + "/step:" + std::to_string(m.step),
+                         [=](BenchEnv& e) { return intdot_case(e, format, shape, ncols, false, t); });
         }
       }
       const bool matrix = dmmv_coopmat_supported(env.info(), format);

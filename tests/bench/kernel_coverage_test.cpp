@@ -31,6 +31,7 @@ struct Coverage {
   const char* kernel;
   const char* benchmark;
   bool needs_coopmat = false;
+  bool needs_int8_matrix = false;  // the device's int8 16 x 8 x 32 matrices (dmmv_int8mat_supported)
 };
 
 const Coverage kCoverage[] = {
@@ -66,6 +67,8 @@ const Coverage kCoverage[] = {
     {"dmmv_intdot_q6_k_glu", "dmmv_intdot/q6_k/glu/"},
     {"dmmv_coopmat_q8_0", "dmmv_coopmat_tuning/q8_0/", true},
     {"dmmv_coopmat_q4_k", "dmmv_coopmat_tuning/q4_k/", true},
+    {"dmmv_int8mat_q8_0", "dmmv_int8mat_tuning/q8_0/", true, true},
+    {"dmmv_int8mat_q4_k", "dmmv_int8mat_tuning/q4_k/", true, true},
     {"embed", "embed/"},
     {"embed_norm", "embed_norm/"},
     {"fill_zero", "dispatch_floor/fill_zero"},
@@ -149,9 +152,14 @@ TEST(KernelCoverage, EachKernelsBenchmarkIsRegistered) {
   // The device's cooperative matrices decide whether those benchmarks exist at all.
   const bool coopmat = std::any_of(names.begin(), names.end(),
                                    [](const std::string& n) { return n.find("/coopmat/") != std::string::npos; });
+  // Registered with the kernel's default shape (dmmv_intdot/<fmt>/int8mat/) exactly where its
+  // tuning sweep is, so this asks whether that sweep came with it.
+  const bool int8_matrix = std::any_of(names.begin(), names.end(),
+                                       [](const std::string& n) { return n.find("/int8mat/") != std::string::npos; });
   for (const Coverage& c : kCoverage) {
     if (pb::find_kernel(c.kernel) == nullptr) continue;  // not compiled in (needs a compiler feature)
     if (c.needs_coopmat && !coopmat) continue;
+    if (c.needs_int8_matrix && !int8_matrix) continue;
     const bool found = std::any_of(names.begin(), names.end(),
                                    [&](const std::string& n) { return n.starts_with(c.benchmark); });
     EXPECT_TRUE(found) << c.kernel << ": no benchmark named " << c.benchmark << "...";

@@ -13,6 +13,10 @@
 // and activations to f16 first, so against both references it is allowed 1e-3 sum|w xhat|
 // more, as the coopmat matmul is; where the device or the build lacks it, those cases assert
 // that the engine does not choose it.
+// The int8 matrix kernel (dmmv_int8mat_<fmt>, cases with tuning.int8_matrix) sums the same
+// integer products exactly and scales them per block as the integer dot does, so it is held to
+// the same bounds; where the device or the build lacks it, those cases assert that the builder
+// keeps every piece on the integer dot.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -55,11 +59,21 @@ void PrintTo(const IntdotCase& c, std::ostream* os) {
                                            std::to_string(c.tuning.matrix.subgroups) + " subgroups x " +
                                            std::to_string(c.tuning.matrix.rows) + " rows, step " +
                                            std::to_string(c.tuning.matrix.step)
-                                     : "");
+                                     : "")
+      << (c.tuning.int8_matrix.from_cols ? " int8 matrix from " + std::to_string(c.tuning.int8_matrix.from_cols) +
+                                               " cols, " + std::to_string(c.tuning.int8_matrix.subgroups) +
+                                             " subgroups x " + std::to_string(c.tuning.int8_matrix.rows) +
+                                             " rows, steps of " + std::to_string(c.tuning.int8_matrix.step) + " blocks"
+                                       : "");
 }
 
 // True when some piece of `p` runs on the matrix units.
 bool uses_matrix(const IntdotCase& p) { return p.tuning.matrix.from_cols != 0 && p.ncols >= p.tuning.matrix.from_cols; }
+
+// True when some piece of `p` may run on the int8 matrix kernel (a piece of 8 or 16 columns).
+bool uses_int8_matrix(const IntdotCase& p) {
+  return p.tuning.int8_matrix.from_cols != 0 && p.ncols >= p.tuning.int8_matrix.from_cols;
+}
 
 // What the GPU computed: y, and the quantized activations as bytes.
 struct GpuResult {
@@ -133,6 +147,16 @@ TEST_P(DmmvIntdotTest, MatchesTheIntegerAndTheFloatReference) {
     // where its default tiling can run, and keeps every piece on the integer dot elsewhere.
     EXPECT_EQ(dmmv_intdot_choice(device().info(), p.format, true).matrix.from_cols != 0,
               dmmv_coopmat_supported(device().info(), p.format));
+    return;
+  }
+  if (uses_int8_matrix(p) && !(dmmv_int8mat_supported(device().info(), p.format, p.tuning.int8_matrix, 8) &&
+                                dmmv_int8mat_supported(device().info(), p.format, p.tuning.int8_matrix, 16))) {
+    // Not here (no int8 16 x 8 x 32 matrices, no kernel, or a shape past the device's shared
+    // memory or workgroup size): the engine's choice must then name it only where its own
+    // shapes run.
+    const DmmvIntdotTuning choice = dmmv_intdot_choice(device().info(), p.format, true);
+    EXPECT_TRUE(choice.int8_matrix.from_cols == 0 || (dmmv_int8mat_supported(device().info(), p.format, {}, 8) &&
+                                                      dmmv_int8mat_supported(device().info(), p.format, {}, 16)));
     return;
   }
   const double f16_rounding = uses_matrix(p) ? 1e-3 : 0.0;  // see the header
@@ -233,6 +257,27 @@ std::vector<IntdotCase> cases() {
     list.push_back({f, 37, 512, 13, true, {0, 0, 0, 0, {8, 0, 0}}});
     list.push_back({f, 21, 256, 16, false, {0, 0, 0, 0, {1, 8, 16}}});  // more subgroups than K steps
     list.push_back({f, 37, 512, 8, false, {0, 0, 0, 0, {1, 0, 0}}, row_bytes(f, 512) * 10});
+  }
+  // The int8 matrix kernel: pieces of 8 and 16 columns (8; 13 = 8 + 4 + 1; 16; 24 = 16 + 8, or
+  // from 16 columns only), 37, 16, 33, 65 and 100 rows (the last workgroup's tiles overlap the
+  // previous ones), K steps not a multiple of the subgroups (1280 = 20 x 64 = 10 x 128 = 5 x
+  // 256), accumulate, steps of 2, 4 and 8 blocks, 16, 32 and 64 rows a workgroup, rows split
+  // into slices of 20 and 17 rows, and of 10 (too few for a workgroup: the integer dot takes them).
+  for (WeightFormat f : {WeightFormat::Q8_0, WeightFormat::Q4_K}) {
+    for (const DmmvInt8MatTuning m : {DmmvInt8MatTuning{8, 0, 4, 16, 2}, DmmvInt8MatTuning{8, 0, 3, 32, 4},
+                                      DmmvInt8MatTuning{8, 0, 2, 16, 8}, DmmvInt8MatTuning{8, 0, 2, 64, 2},
+                                      DmmvInt8MatTuning{8, 0, 1, 64, 8}}) {
+      const uint32_t rows = m.rows == 64 ? 100 : 37;
+      for (uint32_t n : {8u, 13u, 16u}) {
+        for (bool accumulate : {false, true}) list.push_back({f, rows, 1280, n, accumulate, {.int8_matrix = m}});
+      }
+    }
+    list.push_back({f, 16, 512, 24, true, {.int8_matrix = {8, 0, 4, 16, 2}}});
+    list.push_back({f, 37, 512, 24, false, {.int8_matrix = {16, 0, 0, 0, 0}}});
+    list.push_back({f, 33, 256, 8, false, {.int8_matrix = {8, 0, 8, 32, 2}}});  // more subgroups than K steps
+    list.push_back({f, 65, 512, 16, true, {.int8_matrix = {8, 0, 2, 64, 4}}});
+    list.push_back({f, 37, 512, 8, false, {.int8_matrix = {8, 0, 4, 16, 2}}, row_bytes(f, 512) * 20});
+    list.push_back({f, 37, 512, 8, true, {.int8_matrix = {8, 0, 0, 0, 0}}, row_bytes(f, 512) * 10});
   }
   // More workgroups than a grid row holds (65535): the grid folds into two rows (folded_grid).
   list.push_back({WeightFormat::Q8_0, 65537, 256, 1, false, {.threads = 16, .rows = 1, .unroll = 1}});
@@ -449,6 +494,51 @@ TEST(DmmvIntdotOps, RefusesWhatTheKernelsCannotRun) {
     EXPECT_EQ(pieces[0].kernel, find_kernel("dmmv_coopmat_q4_k"));
     EXPECT_EQ(pieces[0].spec.values[0], 16);
     EXPECT_EQ(pieces[1].kernel, find_kernel("dmmv_intdot_q4_k32"));
+  }
+  // The int8 matrix kernel for Q8_0 and Q4_K only, in shapes of 16, 32 or 64 rows, 1..16
+  // subgroups and steps of 2, 4 or 8 blocks; it takes pieces of 8 and 16 columns with at least a
+  // workgroup's rows.
+  DmmvIntdotTuning int8_matrix;
+  int8_matrix.int8_matrix = {8, 0, 0, 0, 0};
+  EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q6_K, 512), qx, limits, int8_matrix), UsageError);
+  EXPECT_EQ(dmmv_int8mat_kernel_name(WeightFormat::Q6_K), nullptr);
+  EXPECT_FALSE(dmmv_int8mat_supported(device().info(), WeightFormat::Q6_K));
+  for (const DmmvInt8MatTuning bad : {DmmvInt8MatTuning{8, 0, 17, 16, 2}, DmmvInt8MatTuning{8, 0, 4, 24, 2},
+                                      DmmvInt8MatTuning{8, 0, 4, 16, 3}}) {
+    int8_matrix.int8_matrix = bad;
+    EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q8_0, 512), qx, limits, int8_matrix), UsageError);
+    EXPECT_FALSE(dmmv_int8mat_supported(device().info(), WeightFormat::Q8_0, bad));
+  }
+  // Its defaults: 64-row workgroups on tall matrices, more and smaller ones on others; the
+  // engine's choice keeps rows of more than kIntdotWideCols inputs off it.
+  EXPECT_EQ(default_dmmv_int8mat_tuning(WeightFormat::Q4_K, 8, 14336).rows, 64u);
+  EXPECT_EQ(default_dmmv_int8mat_tuning(WeightFormat::Q4_K, 8, 4096).rows, 32u);
+  EXPECT_EQ(default_dmmv_int8mat_tuning(WeightFormat::Q8_0, 16, 4096).rows, 16u);
+  EXPECT_EQ(default_dmmv_int8mat_tuning(WeightFormat::Q8_0, 8, 4096).max_cols, kIntdotWideCols);
+  const DmmvIntdotTuning engine = dmmv_intdot_choice(device().info(), WeightFormat::Q8_0, true);
+  EXPECT_EQ(engine.int8_matrix.from_cols, dmmv_int8mat_supported(device().info(), WeightFormat::Q8_0, {}, 8) &&
+                                                  dmmv_int8mat_supported(device().info(), WeightFormat::Q8_0, {}, 16)
+                                              ? 8u
+                                              : 0u);
+  EXPECT_EQ(dmmv_intdot_choice(device().info(), WeightFormat::Q8_0, false).int8_matrix.from_cols, 0u);
+  if (find_kernel("dmmv_int8mat_q4_k") != nullptr) {
+    const QuantizedX qx13 = quantized_x_in(TensorView::whole(any), 512, 13, limits);
+    ProjectionProblem p = problem(WeightFormat::Q4_K, 512);
+    p.rows = p.y_stride = 16;
+    p.ncols = 13;
+    int8_matrix.int8_matrix = {8, 0, 4, 16, 2};
+    const auto pieces = dmmv_intdot_ops(p, qx13, limits, int8_matrix);
+    ASSERT_EQ(pieces.size(), 3u);
+    EXPECT_EQ(pieces[0].kernel, find_kernel("dmmv_int8mat_q4_k"));
+    EXPECT_EQ(std::string(pieces[0].label), "dmmv_int8mat");
+    EXPECT_EQ(pieces[1].kernel, find_kernel("dmmv_intdot_q4_k32"));  // 4 columns
+    p.rows = 15;  // fewer rows than a workgroup's 16
+    EXPECT_EQ(std::string(dmmv_intdot_ops(p, qx13, limits, int8_matrix).at(0).label), "dmmv_intdot");
+    p.rows = 16;
+    int8_matrix.int8_matrix.max_cols = 256;  // rows of more inputs stay on the integer dot
+    EXPECT_EQ(std::string(dmmv_intdot_ops(p, qx13, limits, int8_matrix).at(0).label), "dmmv_intdot");
+    int8_matrix.int8_matrix.max_cols = 512;
+    EXPECT_EQ(std::string(dmmv_intdot_ops(p, qx13, limits, int8_matrix).at(0).label), "dmmv_int8mat");
   }
   // Q4_K's default: 64-weight chunks for one column, sub-blocks from two to eight columns,
   // 16-weight chunks for sixteen (where they stay on the integer dot).

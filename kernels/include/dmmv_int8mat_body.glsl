@@ -1,0 +1,195 @@
+// The integer-dot DMMV's product for 8 or 16 columns on the matrix units' int8 products
+// (GL_KHR_cooperative_matrix, 16 x 8 x 32 int8 -> int32): y[c][row] (+)= sum_k W[row][k] xhat[c][k],
+// from the same quantized activations (dmmv_intdot_quantized_x.glsl) and push constants as
+// dmmv_intdot_body.glsl, with the same result up to float32 rounding: the products of the
+// weights' and the activations' integer quants are exact in int32, and each 32-weight block's
+// sum is then scaled by its row's and its column's scales in float, as the integer dot does.
+//
+// Why: at 8 columns the integer dot spends 64 dependent packed dot products per 32 weights per
+// row, and measured bound by that chain, not by any one resource (docs/GPU_FIGURES.md); the f16
+// matrix kernel (dmmv_coopmat_body.glsl) first converts every weight and activation to f16. Here
+// one int8 matrix product takes a block of 32 weights of 16 rows against 8 columns, on the
+// integer quants as they are (16 columns: two products on the same weight tile).
+//
+// Scales: the matrix product leaves one int32 tile per block whose rows and columns carry
+// scales of their own (d sc of the row's block, d of the column's block). KHR cooperative
+// matrices do not say which element an invocation holds, so the kernel asks: it loads a tile
+// whose every element is its own position (8 r + c) into a matrix of the accumulator type and
+// reads back, per invocation, which (r, c) each of its elements is. Matrices of one type share
+// that layout, so element i of every block's tile is the same (r, c), and each invocation
+// scales and sums its own elements in float. The float sums are kept, as bits, in a matrix of
+// that same type. The scales come from two small tables the subgroup fills per step in shared
+// memory, (mul, min) per row and block and (d, d sum q) per column and block, so that each
+// element reads two of them rather than decoding its row's scales itself.
+//
+// Integer sums as floats: each product accumulates onto DOT_BIAS (dmmv_intdot_common.glsl), so
+// that an element's bits less 1.5 * 2^23 are its exact sum without an int -> float conversion.
+//
+// Staging: every operand goes through shared memory. A matrix load straight from a storage
+// buffer (the first version) measured 3-4x slower than the integer dot on an H200; here the
+// subgroup reads its step's weights, activations and scales as whole uvec4s, coalesced, into
+// registers one step ahead (while the current step's products run), then writes them as tiles.
+//
+// Work split: a workgroup owns ROWS rows (16, 32 or 64: 1, 2 or 4 tiles), and its subgroups split
+// K in steps of STEP_BLOCKS blocks: subgroup s takes steps s, s + S, s + 2S, ... At the end the
+// subgroups' sums meet in shared memory. The last workgroup's tiles end at the slice's last row
+// (rows >= ROWS, which the op requires) and it writes only the rows past the previous ones.
+// Subgroups are 32 wide (the op requires it).
+//
+// Included after dmmv_intdot_common.glsl and a format file that binds the weights at binding 0
+// and defines A_WORDS_PER_ROW_BLOCK (the uvec4s a row's block of 32 weights is read as); the kernel defines,
+// after this body, the four functions it declares below.
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+#extension GL_EXT_control_flow_attributes : require
+
+layout(constant_id = 0) const uint NUM_COLS = 8;     // columns of this dispatch: 8 or 16
+layout(constant_id = 1) const uint SUBGROUPS = 4;    // subgroups per workgroup, splitting K
+layout(constant_id = 3) const uint ROWS = 16;        // rows per workgroup: 16, 32 or 64
+layout(constant_id = 4) const int ACCUMULATE = 0;    // 1: y += W x (fused residual add)
+layout(constant_id = 5) const uint STEP_BLOCKS = 2;  // 32-weight blocks per K step: 2, 4 or 8
+layout(local_size_x_id = 2) in;                      // SUBGROUPS * 32 (spec id 2)
+
+layout(binding = 3) buffer Y { float y[]; };  // column c at c * y_stride floats
+
+#define IACC coopmat<int, gl_ScopeSubgroup, 16, 8, gl_MatrixUseAccumulator>
+#define MAT_A coopmat<int8_t, gl_ScopeSubgroup, 16, 32, gl_MatrixUseA>
+#define MAT_B coopmat<int8_t, gl_ScopeSubgroup, 32, 8, gl_MatrixUseB>
+
+const uint ROW_TILES = ROWS / 16;
+const uint COL_TILES = NUM_COLS / 8;
+const uint STEP_WEIGHTS = STEP_BLOCKS * 32;
+const uint A_WORDS = ROWS * STEP_BLOCKS * A_WORDS_PER_ROW_BLOCK / 32;  // weight uvec4s a lane loads per step
+
+// A staged tile's rows (weights) or columns (activations), in uvec4s: 32 bytes and 16 of
+// padding, so that the matrix loads of neighbouring rows start in different banks.
+const uint TILE_LINE4 = 3;
+const uint A_TILE4 = 16 * TILE_LINE4;                    // one weight tile: 16 rows
+const uint B_TILE4 = 8 * TILE_LINE4;                     // one activation tile: 8 columns
+const uint A_STAGE4 = ROW_TILES * STEP_BLOCKS * A_TILE4;  // a subgroup's weight tiles, [t][b]
+const uint B_STAGE4 = STEP_BLOCKS * COL_TILES * B_TILE4;  // its activation tiles, [b][column tile]
+shared uvec4 a_stage[SUBGROUPS * A_STAGE4];
+shared uvec4 b_stage[SUBGROUPS * B_STAGE4];
+shared vec2 row_table[SUBGROUPS * ROWS * STEP_BLOCKS];  // (mul, min) of [row][b]
+shared vec2 col_table[SUBGROUPS * NUM_COLS * STEP_BLOCKS];  // (d, d sum q) of [column][b]
+shared int tile_positions[128];                         // 8 r + c at (r, c), row-major
+shared float partial[SUBGROUPS * ROWS * NUM_COLS];      // each subgroup's sums, [s][c][row]
+
+// The format's part. fetch_weights loads this lane's A_WORDS uvec4s of the step's weights of
+// the ROWS rows from row0 and store_weights writes them into the subgroup's tiles at `base`
+// (tile t, b at base + (t * STEP_BLOCKS + b) * A_TILE4, row r of it TILE_LINE4 * r further, as
+// int8). fetch_scales loads what a row's scales for the step need (lane l reads rows l, l + 32)
+// and store_scales writes their (mul, min) per block, for weights w = mul q - min, at `at`.
+void fetch_weights(uint row0, uint step, out uvec4 raw[A_WORDS]);
+void store_weights(const uvec4 raw[A_WORDS], uint base);
+uvec4 fetch_scales(uint row, uint step);
+void store_scales(uvec4 raw, uint step, uint at);
+
+// What a lane holds of a step before it is staged.
+const uint X_WORDS = (NUM_COLS * STEP_BLOCKS * 2 + 31) / 32;  // activation uvec4s: 2 per column and block
+const uint XS_WORDS = (NUM_COLS * STEP_BLOCKS + 31) / 32;     // column scales
+uvec4 a_raw[A_WORDS];
+uvec4 x_raw[X_WORDS];
+vec2 xs_raw[XS_WORDS];
+const uint S_WORDS = (ROWS + 31) / 32;  // rows whose scales a lane reads: lane, lane + 32
+uvec4 s_raw[S_WORDS];
+
+void fetch_step(uint step, uint first_row) {
+  const uint lane = gl_SubgroupInvocationID;
+  fetch_weights(first_row, step, a_raw);
+  [[unroll]] for (uint n = 0; n < X_WORDS; ++n) {
+    const uint p = min(lane + 32 * n, NUM_COLS * STEP_BLOCKS * 2 - 1);  // column p / (2 STEP_BLOCKS)
+    x_raw[n] = x_quants(p / (2 * STEP_BLOCKS), step * STEP_BLOCKS * 2 + p % (2 * STEP_BLOCKS));
+  }
+  [[unroll]] for (uint n = 0; n < XS_WORDS; ++n) {
+    const uint p = min(lane + 32 * n, NUM_COLS * STEP_BLOCKS - 1);
+    xs_raw[n] = x_scales(p / STEP_BLOCKS, step * STEP_BLOCKS + p % STEP_BLOCKS);
+  }
+  [[unroll]] for (uint n = 0; n < S_WORDS; ++n) s_raw[n] = fetch_scales(first_row + min(lane + 32 * n, ROWS - 1), step);
+}
+
+void store_step(uint step) {
+  const uint lane = gl_SubgroupInvocationID, s = gl_SubgroupID;
+  store_weights(a_raw, s * A_STAGE4);
+  [[unroll]] for (uint n = 0; n < X_WORDS; ++n) {
+    const uint p = lane + 32 * n;
+    if (p >= NUM_COLS * STEP_BLOCKS * 2) break;
+    const uint c = p / (2 * STEP_BLOCKS), h = p % (2 * STEP_BLOCKS);  // h: 16-byte half h % 2 of block h / 2
+    b_stage[s * B_STAGE4 + ((h / 2) * COL_TILES + c / 8) * B_TILE4 + (c % 8) * TILE_LINE4 + h % 2] = x_raw[n];
+  }
+  [[unroll]] for (uint n = 0; n < XS_WORDS; ++n) {
+    const uint p = lane + 32 * n;
+    if (p < NUM_COLS * STEP_BLOCKS) col_table[s * NUM_COLS * STEP_BLOCKS + p] = xs_raw[n];
+  }
+  [[unroll]] for (uint n = 0; n < S_WORDS; ++n) {
+    const uint row = lane + 32 * n;
+    if (row < ROWS) store_scales(s_raw[n], step, (s * ROWS + row) * STEP_BLOCKS);
+  }
+}
+
+void main() {
+  const uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  const uint own_first = group * ROWS;                    // the first row this workgroup writes
+  const uint first_row = min(own_first, pc.rows - ROWS);  // the first row of its tiles
+  const uint s = gl_SubgroupID;
+  for (uint e = gl_LocalInvocationID.x; e < 128; e += gl_WorkGroupSize.x) tile_positions[e] = int(e);
+  barrier();
+  IACC positions;
+  coopMatLoad(positions, tile_positions, 0, 8, gl_CooperativeMatrixLayoutRowMajor);
+
+  IACC sums[ROW_TILES * COL_TILES];  // [t][column tile]
+  [[unroll]] for (uint t = 0; t < ROW_TILES * COL_TILES; ++t) sums[t] = IACC(0);  // the bits of 0.0
+  const uint steps = pc.cols / STEP_WEIGHTS;
+  if (s < steps) fetch_step(s, first_row);
+  for (uint step = s; step < steps; step += SUBGROUPS) {
+    store_step(step);
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+    if (step + SUBGROUPS < steps) fetch_step(step + SUBGROUPS, first_row);  // in flight during the products
+    [[unroll]] for (uint b = 0; b < STEP_BLOCKS; ++b) {
+      MAT_B x[COL_TILES];
+      [[unroll]] for (uint u = 0; u < COL_TILES; ++u) {
+        coopMatLoad(x[u], b_stage, s * B_STAGE4 + (b * COL_TILES + u) * B_TILE4, TILE_LINE4,
+                    gl_CooperativeMatrixLayoutColumnMajor);
+      }
+      [[unroll]] for (uint t = 0; t < ROW_TILES; ++t) {
+        MAT_A a;
+        coopMatLoad(a, a_stage, s * A_STAGE4 + (t * STEP_BLOCKS + b) * A_TILE4, TILE_LINE4,
+                    gl_CooperativeMatrixLayoutRowMajor);
+        [[unroll]] for (uint u = 0; u < COL_TILES; ++u) {
+          const IACC tile = coopMatMulAdd(a, x[u], IACC(DOT_BIAS));
+          [[unroll]] for (int i = 0; i < positions.length(); ++i) {
+            const uint r = 16 * t + uint(positions[i]) / 8u, c = 8 * u + uint(positions[i]) % 8u;
+            const vec2 w = row_table[(s * ROWS + r) * STEP_BLOCKS + b];
+            const vec2 xd = col_table[(s * NUM_COLS + c) * STEP_BLOCKS + b];
+            const float sum = intBitsToFloat(tile[i]) - 12582912.0;  // exact: see DOT_BIAS
+            const uint k = t * COL_TILES + u;
+            sums[k][i] = floatBitsToInt(intBitsToFloat(sums[k][i]) + (xd.x * (w.x * sum) - w.y * xd.y));
+          }
+        }
+      }
+    }
+    subgroupBarrier();  // the tiles are refilled next step
+  }
+
+  [[unroll]] for (uint t = 0; t < ROW_TILES; ++t) {
+    [[unroll]] for (uint u = 0; u < COL_TILES; ++u) {
+      [[unroll]] for (int i = 0; i < positions.length(); ++i) {
+        const uint r = 16 * t + uint(positions[i]) / 8u, c = 8 * u + uint(positions[i]) % 8u;
+        partial[(s * NUM_COLS + c) * ROWS + r] = intBitsToFloat(sums[t * COL_TILES + u][i]);
+      }
+    }
+  }
+  barrier();
+  for (uint e = gl_LocalInvocationID.x; e < ROWS * NUM_COLS; e += gl_WorkGroupSize.x) {
+    const uint r = e % ROWS, c = e / ROWS;
+    const uint row = first_row + r;
+    if (row < own_first) continue;  // the previous workgroup's
+    float sum = 0.0;
+    for (uint t = 0; t < SUBGROUPS; ++t) sum += partial[(t * NUM_COLS + c) * ROWS + r];
+    const uint at = pc.y_offset + c * pc.y_stride + pc.row_base + row;
+    y[at] = ACCUMULATE != 0 ? y[at] + sum : sum;
+  }
+}
