@@ -169,7 +169,8 @@ uint32_t dmmv_int8mat_shared_bytes(const DmmvInt8MatTuning& t, uint32_t ncols) {
 
 namespace {
 
-// The requested int8 matrix shape at `ncols` columns with the width's defaults filled in.
+// The requested int8 matrix shape for `ncols` columns of a matrix of `rows` rows, with the
+// defaults for those (default_dmmv_int8mat_tuning) filled in.
 DmmvInt8MatTuning int8mat_shape(WeightFormat format, const DmmvInt8MatTuning& requested, uint32_t ncols,
                                 uint32_t rows) {
   const DmmvInt8MatTuning d = default_dmmv_int8mat_tuning(format, ncols, rows);

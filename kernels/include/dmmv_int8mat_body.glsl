@@ -25,8 +25,9 @@
 // Integer sums as floats: each product accumulates onto DOT_BIAS (dmmv_intdot_common.glsl), so
 // that an element's bits less 1.5 * 2^23 are its exact sum without an int -> float conversion.
 //
-// Staging: every operand goes through shared memory. A matrix load straight from a storage
-// buffer (the first version) measured 3-4x slower than the integer dot on an H200; here the
+// Staging: every operand goes through shared memory. The first version, with matrix loads
+// straight from the storage buffers and each element decoding its own row's scales, measured
+// 3-4x slower than the integer dot on an H200; here the
 // subgroup reads its step's weights, activations and scales as whole uvec4s, coalesced, into
 // registers one step ahead (while the current step's products run), then writes them as tiles.
 //
@@ -37,8 +38,8 @@
 // Subgroups are 32 wide (the op requires it).
 //
 // Included after dmmv_intdot_common.glsl and a format file that binds the weights at binding 0
-// and defines A_WORDS_PER_ROW_BLOCK (the uvec4s a row's block of 32 weights is read as); the kernel defines,
-// after this body, the four functions it declares below.
+// and defines A_WORDS_PER_ROW_BLOCK (the uvec4s a row's block of 32 weights is read as); the
+// kernel defines, after this body, the four functions it declares below.
 #extension GL_KHR_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -107,7 +108,9 @@ void fetch_step(uint step, uint first_row) {
     const uint p = min(lane + 32 * n, NUM_COLS * STEP_BLOCKS - 1);
     xs_raw[n] = x_scales(p / STEP_BLOCKS, step * STEP_BLOCKS + p % STEP_BLOCKS);
   }
-  [[unroll]] for (uint n = 0; n < S_WORDS; ++n) s_raw[n] = fetch_scales(first_row + min(lane + 32 * n, ROWS - 1), step);
+  [[unroll]] for (uint n = 0; n < S_WORDS; ++n) {
+    s_raw[n] = fetch_scales(first_row + min(lane + 32 * n, ROWS - 1), step);
+  }
 }
 
 void store_step(uint step) {
