@@ -159,11 +159,13 @@ const char* dmmv_int8mat_kernel_name(WeightFormat format) {
   }
 }
 
-uint32_t dmmv_int8mat_shared_bytes(const DmmvInt8MatTuning& t, uint32_t ncols) {
+uint32_t dmmv_int8mat_shared_bytes(WeightFormat format, const DmmvInt8MatTuning& t, uint32_t ncols) {
   // Per subgroup: weight tiles (rows of 48 bytes), activation tiles (columns of 48 bytes), the
-  // row and column scale tables (8 bytes an entry) and the float sums.
-  const uint32_t per_subgroup =
-      t.rows * t.step * 48 + ncols * t.step * 48 + t.rows * t.step * 8 + ncols * t.step * 8 + t.rows * ncols * 4;
+  // row and column scale tables (an entry of 8 bytes, (mul, min), where the weights have mins;
+  // of 4 for Q8_0's scale alone) and the float sums.
+  const uint32_t entry = format == WeightFormat::Q8_0 ? 4 : 8;
+  const uint32_t per_subgroup = t.rows * t.step * 48 + ncols * t.step * 48 + (t.rows + ncols) * t.step * entry +
+                                t.rows * ncols * 4;
   return 128 * 4 + t.subgroups * per_subgroup;
 }
 
@@ -202,7 +204,7 @@ bool dmmv_int8mat_supported(const DeviceInfo& info, WeightFormat format, const D
   for (const uint32_t rows : {1u, kIntdotTallRows}) {
     const DmmvInt8MatTuning t = int8mat_shape(format, requested, ncols, rows);
     if (!(int8mat_shape_valid(t) && (ncols == 8 || ncols == 16) && t.subgroups * 32 <= info.max_workgroup_invocations &&
-          dmmv_int8mat_shared_bytes(t, ncols) <= info.max_compute_shared_memory)) {
+          dmmv_int8mat_shared_bytes(format, t, ncols) <= info.max_compute_shared_memory)) {
       return false;
     }
   }

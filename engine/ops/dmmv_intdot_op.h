@@ -93,9 +93,9 @@ DmmvInt8MatTuning default_dmmv_int8mat_tuning(WeightFormat format, uint32_t ncol
 // "dmmv_int8mat_q4_k", "dmmv_int8mat_q8_0"; null for other formats.
 const char* dmmv_int8mat_kernel_name(WeightFormat format);
 
-// Shared memory of the int8 matrix kernel in shape `t` (no zeros) for `ncols` columns: the
-// position tile, and per subgroup its staged tiles and scale tables and its float sums.
-uint32_t dmmv_int8mat_shared_bytes(const DmmvInt8MatTuning& t, uint32_t ncols);
+// Shared memory of `format`'s int8 matrix kernel in shape `t` (no zeros) for `ncols` columns:
+// the position tile, and per subgroup its staged tiles, its scale tables and its float sums.
+uint32_t dmmv_int8mat_shared_bytes(WeightFormat format, const DmmvInt8MatTuning& t, uint32_t ncols);
 
 // True when the int8 matrix kernel for `format` was compiled in and runs here: the integer-dot
 // path is supported, the device multiplies 16 x 8 x 32 int8 into int32 per subgroup, its

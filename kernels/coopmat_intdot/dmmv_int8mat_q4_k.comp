@@ -13,6 +13,7 @@
 layout(binding = 0) readonly buffer W { uvec4 w[]; };  // 9 uvec4 per block of 256
 
 #define A_WORDS_PER_ROW_BLOCK 1  // one nibble uvec4 per row and block (two sub-blocks' halves)
+#define WEIGHT_MINS 1            // w = mul q - min
 
 #include "dmmv_int8mat_body.glsl"
 

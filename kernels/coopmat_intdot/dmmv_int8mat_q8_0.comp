@@ -12,6 +12,7 @@ layout(binding = 0) readonly buffer W { uvec4 w_quants[]; };  // in the device l
 layout(binding = 0) readonly buffer WS { uint w_scale_words[]; };
 
 #define A_WORDS_PER_ROW_BLOCK 2  // two uvec4s of quants per row and block
+#define WEIGHT_MINS 0            // w = d q: the scale tables hold d alone
 
 #include "dmmv_int8mat_body.glsl"
 
@@ -42,6 +43,6 @@ uvec4 fetch_scales(uint row, uint step) {
 void store_scales(uvec4 raw, uint step, uint at) {
   [[unroll]] for (uint b = 0; b < STEP_BLOCKS; ++b) {
     const vec2 pair = unpackHalf2x16(raw[b / 2]);
-    row_table[at + b] = vec2((b & 1u) == 0u ? pair.x : pair.y, 0.0);
+    row_table[at + b] = (b & 1u) == 0u ? pair.x : pair.y;
   }
 }

@@ -19,8 +19,9 @@
 // that layout, so element i of every block's tile is the same (r, c), and each invocation
 // scales and sums its own elements in float. The float sums are kept, as bits, in a matrix of
 // that same type. The scales come from two small tables the subgroup fills per step in shared
-// memory, (mul, min) per row and block and (d, d sum q) per column and block, so that each
-// element reads two of them rather than decoding its row's scales itself.
+// memory, (mul, min) per row and block and (d, d sum q) per column and block (Q8_0, without
+// mins: mul and d alone), so that each element reads two of them rather than decoding its
+// row's scales itself.
 //
 // Integer sums as floats: each product accumulates onto DOT_BIAS (dmmv_intdot_common.glsl), so
 // that an element's bits less 1.5 * 2^23 are its exact sum without an int -> float conversion.
@@ -38,8 +39,9 @@
 // Subgroups are 32 wide (the op requires it).
 //
 // Included after dmmv_intdot_common.glsl and a format file that binds the weights at binding 0
-// and defines A_WORDS_PER_ROW_BLOCK (the uvec4s a row's block of 32 weights is read as); the
-// kernel defines, after this body, the four functions it declares below.
+// and defines A_WORDS_PER_ROW_BLOCK (the uvec4s a row's block of 32 weights is read as) and
+// WEIGHT_MINS (1 where w = mul q - min, 0 where w = mul q); the kernel defines, after this
+// body, the four functions it declares below.
 #extension GL_KHR_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -73,8 +75,20 @@ const uint A_STAGE4 = ROW_TILES * STEP_BLOCKS * A_TILE4;  // a subgroup's weight
 const uint B_STAGE4 = STEP_BLOCKS * COL_TILES * B_TILE4;  // its activation tiles, [b][column tile]
 shared uvec4 a_stage[SUBGROUPS * A_STAGE4];
 shared uvec4 b_stage[SUBGROUPS * B_STAGE4];
-shared vec2 row_table[SUBGROUPS * ROWS * STEP_BLOCKS];  // (mul, min) of [row][b]
-shared vec2 col_table[SUBGROUPS * NUM_COLS * STEP_BLOCKS];  // (d, d sum q) of [column][b]
+// The scale tables' entries: (mul, min) per row and block and (d, d sum q) per column and block
+// where the weights have mins (WEIGHT_MINS 1); mul and d alone where they have none, so that
+// no element reads or multiplies a zero min.
+#if WEIGHT_MINS
+#define SCALE_ENTRY vec2
+float scaled_block_sum(float sum, vec2 w, vec2 xd) { return xd.x * (w.x * sum) - w.y * xd.y; }
+vec2 column_entry(vec2 xs) { return xs; }
+#else
+#define SCALE_ENTRY float
+float scaled_block_sum(float sum, float w, float xd) { return xd * (w * sum); }
+float column_entry(vec2 xs) { return xs.x; }
+#endif
+shared SCALE_ENTRY row_table[SUBGROUPS * ROWS * STEP_BLOCKS];     // of [row][b]
+shared SCALE_ENTRY col_table[SUBGROUPS * NUM_COLS * STEP_BLOCKS];  // of [column][b]
 shared int tile_positions[128];                         // 8 r + c at (r, c), row-major
 shared float partial[SUBGROUPS * ROWS * NUM_COLS];      // each subgroup's sums, [s][c][row]
 
@@ -82,7 +96,8 @@ shared float partial[SUBGROUPS * ROWS * NUM_COLS];      // each subgroup's sums,
 // the ROWS rows from row0 and store_weights writes them into the subgroup's tiles at `base`
 // (tile t, b at base + (t * STEP_BLOCKS + b) * A_TILE4, row r of it TILE_LINE4 * r further, as
 // int8). fetch_scales loads what a row's scales for the step need (lane l reads rows l, l + 32)
-// and store_scales writes their (mul, min) per block, for weights w = mul q - min, at `at`.
+// and store_scales writes their SCALE_ENTRY per block at `at`: (mul, min), for weights
+// w = mul q - min, or mul alone where WEIGHT_MINS is 0.
 void fetch_weights(uint row0, uint step, out uvec4 raw[A_WORDS]);
 void store_weights(const uvec4 raw[A_WORDS], uint base);
 uvec4 fetch_scales(uint row, uint step);
@@ -124,7 +139,7 @@ void store_step(uint step) {
   }
   [[unroll]] for (uint n = 0; n < XS_WORDS; ++n) {
     const uint p = lane + 32 * n;
-    if (p < NUM_COLS * STEP_BLOCKS) col_table[s * NUM_COLS * STEP_BLOCKS + p] = xs_raw[n];
+    if (p < NUM_COLS * STEP_BLOCKS) col_table[s * NUM_COLS * STEP_BLOCKS + p] = column_entry(xs_raw[n]);
   }
   [[unroll]] for (uint n = 0; n < S_WORDS; ++n) {
     const uint row = lane + 32 * n;
@@ -165,11 +180,11 @@ void main() {
           const IACC tile = coopMatMulAdd(a, x[u], IACC(DOT_BIAS));
           [[unroll]] for (int i = 0; i < positions.length(); ++i) {
             const uint r = 16 * t + uint(positions[i]) / 8u, c = 8 * u + uint(positions[i]) % 8u;
-            const vec2 w = row_table[(s * ROWS + r) * STEP_BLOCKS + b];
-            const vec2 xd = col_table[(s * NUM_COLS + c) * STEP_BLOCKS + b];
-            const float sum = intBitsToFloat(tile[i]) - 12582912.0;  // exact: see DOT_BIAS
+            const SCALE_ENTRY w = row_table[(s * ROWS + r) * STEP_BLOCKS + b];
+            const SCALE_ENTRY xd = col_table[(s * NUM_COLS + c) * STEP_BLOCKS + b];
+            const float sum = biased_dot_float(tile[i]);  // exact: see DOT_BIAS
             const uint k = t * COL_TILES + u;
-            sums[k][i] = floatBitsToInt(intBitsToFloat(sums[k][i]) + (xd.x * (w.x * sum) - w.y * xd.y));
+            sums[k][i] = floatBitsToInt(intBitsToFloat(sums[k][i]) + scaled_block_sum(sum, w, xd));
           }
         }
       }
