@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "engine/forward/int8mat_split_sums.h"
 #include "engine/model/gguf_model.h"
 #include "engine/model/presets.h"
 #include "engine/ops/attention_decode_op.h"
@@ -63,6 +64,9 @@ ModelSession::ModelSession(Device& device, PipelineSet& pipelines, Transfer& tra
   if (!run.gguf.empty()) gguf.emplace(GgufModel::open(run.gguf));
   auto plan = gguf ? gguf->plan() : plan_tensors(config_, run.weights);
   const uint64_t weight_bytes = plan_bytes(plan);
+  if (aligned.quantized_inputs) {
+    aligned.int8mat_split_bytes = int8mat_split_sums_bytes(plan, device.info(), aligned.max_cols);
+  }
   const uint64_t activation_bytes = Activations::bytes_needed(config_, aligned);
   const std::string weights_name = gguf ? "GGUF (" + run.gguf + ")" : run.weights.name();
   require_device_memory(device, "model '" + config_.name + "' with " + weights_name + " weights",
@@ -102,6 +106,10 @@ std::vector<uint32_t> ModelSession::load_prompt(uint32_t seed, uint32_t length) 
   // The sliced argmax's arrival counters start at zero and every dispatch leaves them so; zeroed
   // here for each run, so that a run that failed mid-dispatch cannot leave the next one wrong.
   transfer_.fill(activations_->argmax_partials, 0, activations_->argmax_partials.size(), 0);
+  // So are the int8 matrix DMMV's K-split counters.
+  if (activations_->int8mat_split_sums.size() > 0) {
+    transfer_.fill(activations_->int8mat_split_sums, 0, activations_->int8mat_split_sums.size(), 0);
+  }
   return prompt;
 }
 

@@ -27,6 +27,7 @@ struct ActivationSizes {
   uint64_t binding_alignment = 256;  // minStorageBufferOffsetAlignment: where the parts of the MoE
                                      // routing and quantized-input buffers may start
   bool quantized_inputs = false;     // a buffer for int8 DMMV inputs (dmmv_activations: int8)
+  uint64_t int8mat_split_bytes = 0;  // the int8 matrix DMMV's K-split scratch (int8mat_split_sums.h)
 };
 
 // Activation columns in a [max_cols][stride] float buffer: `width` floats of each, starting
@@ -65,6 +66,8 @@ class Activations {
   Buffer top2;       // uvec4 [max_ctx + 1]: by position, index/max/second index/second max
   Buffer argmax_partials;  // the sliced argmax's top twos per slice of the vocabulary, and its counters
   Buffer scratch;    // attention split partials
+  Buffer int8mat_split_sums;  // the int8 matrix DMMV's K-split sums and arrival counters, zeroed
+                              // (dmmv_intdot_op.h); only with sizes().int8mat_split_bytes
   Buffer quantized_x;  // int8 DMMV inputs (engine/ops/quantize_x_op.h) of up to max_cols columns
                        // of the widest projection input; only with sizes().quantized_inputs
   Buffer deferred_norm;  // a norm's int8 form written by the projection before it (one hidden

@@ -47,7 +47,8 @@ void ForwardContext::project(Emitter& e, const char* label, const DeviceTensor& 
     e(matmul_ops(p, limits, choose_matmul(device, w.spec.format, options.allow_coopmat)), label);
   } else if (projects_int8(w, chunk, cols)) {
     const QuantizedX input = quantized_input(e, p);
-    std::vector<Op> ops = dmmv_intdot_ops(p, input, limits, dmmv_intdot_choice(device, w.spec.format, options.allow_coopmat));
+    std::vector<Op> ops = dmmv_intdot_ops(p, input, limits, dmmv_intdot_choice(device, w.spec.format, options.allow_coopmat),
+                                          TensorView::whole(act.int8mat_split_sums));
     const bool single = ops.size() == 1 && cols.count == 1 && !chunk.prefill;
     e(std::move(ops), label);
     if (single) e.last_projection = ProjectionRecord{p, input, e.ops().size() - 1};

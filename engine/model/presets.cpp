@@ -94,6 +94,9 @@ const Table& table() {
        [] { return qwen35("tiny-hybrid", 4, 4, 256, 4, 1, 128, 32, {2, 4, 64, 64, 4}, {16, 4, 256, 256, true}, 1000); }},
       // Window 8 with 6 layers: a prompt of 12 crosses the window, and layer 5 is global.
       {"tiny-gemma", [] { return gemma("tiny-gemma", 6, 256, 4, 2, 64, 128, 8, 6, 512, 1000); }},
+      // An FFN wider than kIntdotWideCols (8448 > 8192): int8 prefill splits ffn_down's K across
+      // workgroups where the device has the int8 matrix kernel.
+      {"tiny-wide", [] { return dense("tiny-wide", Architecture::Llama, 2, 256, 4, 1, 64, 8448, 780, 10000.0f); }},
   };
   return presets;
 }

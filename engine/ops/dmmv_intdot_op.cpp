@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <optional>
 #include <string>
 
 #include "engine/ops/matmul_op.h"
@@ -138,14 +139,22 @@ bool dmmv_coopmat_supported(const DeviceInfo& info, WeightFormat format, const D
 // workgroups to fill the GPU. At 8 columns the kernel then beats the integer dot (Q4_K ffn_up
 // 31.7 -> 27.0 us, attn 13.9 -> 11.3; Q8_0 31.4 -> 28.6, 12.9 -> 11.4), and at 16 the f16
 // matrix kernel on tall matrices (Q4_K 46.0 -> 36.4, Q8_0 50.4 -> 38.2; attn ties at 15.6).
-// Rows of more than kIntdotWideCols inputs stay off it (max_cols): ffn_down 4096x14336 has too
-// few rows for its workgroups and took 33 us at its best against the integer dot's 28.8.
-DmmvInt8MatTuning default_dmmv_int8mat_tuning(WeightFormat format, uint32_t ncols, uint32_t rows) {
+// Rows of more than kIntdotWideCols inputs: ffn_down 4096x14336 has too few rows for workgroups
+// that each read all of K, and took 33 us at its best against the integer dot's 28.8. With K
+// split across workgroups (the split sums cold, as in a forward pass) the fastest shapes were,
+// for both formats, 4 x 64 x 2 in four splits at 8 columns (Q4_K 27.4 us against the integer
+// dot's 29.0, Q8_0 27.8 against 28.6) and 4 x 32 x 2 in two at 16 (Q4_K 35.7 against the f16
+// matrix kernel's 43.8, Q8_0 35.0 against 45.1). A split that does not divide the row's steps
+// falls back to fewer, down to none (which keeps the piece off it: int8mat_piece).
+DmmvInt8MatTuning default_dmmv_int8mat_tuning(WeightFormat format, uint32_t ncols, uint32_t rows, uint32_t cols) {
   const bool q4_k = format == WeightFormat::Q4_K;
-  // (subgroups, rows, step)
-  const auto shape = [](uint32_t subgroups, uint32_t rows_per_group, uint32_t step) {
-    return DmmvInt8MatTuning{8, kIntdotWideCols, subgroups, rows_per_group, step};
+  // (subgroups, rows, step, the splits wanted)
+  const auto shape = [&](uint32_t subgroups, uint32_t rows_per_group, uint32_t step, uint32_t wanted = 1) {
+    uint32_t splits = wanted;
+    while (splits > 1 && cols % (splits * step * 32) != 0) splits /= 2;
+    return DmmvInt8MatTuning{8, 0, subgroups, rows_per_group, step, splits};
   };
+  if (cols > kIntdotWideCols) return ncols == 8 ? shape(4, 64, 2, 4) : shape(4, 32, 2, 2);
   if (rows < kIntdotTallRows) return ncols == 8 ? shape(8, 32, 2) : shape(8, 16, 2);
   if (ncols == 8) return q4_k ? shape(2, 64, 4) : shape(4, 64, 2);
   return q4_k ? shape(2, 64, 2) : shape(2, 32, 2);
@@ -171,18 +180,47 @@ uint32_t dmmv_int8mat_shared_bytes(WeightFormat format, const DmmvInt8MatTuning&
 
 namespace {
 
-// The requested int8 matrix shape for `ncols` columns of a matrix of `rows` rows, with the
-// defaults for those (default_dmmv_int8mat_tuning) filled in.
+// The requested int8 matrix shape for `ncols` columns of a matrix of `rows` rows of `cols`
+// inputs, with the defaults for those (default_dmmv_int8mat_tuning) filled in.
 DmmvInt8MatTuning int8mat_shape(WeightFormat format, const DmmvInt8MatTuning& requested, uint32_t ncols,
-                                uint32_t rows) {
-  const DmmvInt8MatTuning d = default_dmmv_int8mat_tuning(format, ncols, rows);
+                                uint32_t rows, uint32_t cols) {
+  const DmmvInt8MatTuning d = default_dmmv_int8mat_tuning(format, ncols, rows, cols);
   return {requested.from_cols, requested.max_cols, requested.subgroups ? requested.subgroups : d.subgroups,
-          requested.rows ? requested.rows : d.rows, requested.step ? requested.step : d.step};
+          requested.rows ? requested.rows : d.rows, requested.step ? requested.step : d.step,
+          requested.splits ? requested.splits : d.splits};
 }
 
 bool int8mat_shape_valid(const DmmvInt8MatTuning& t) {
   return t.subgroups >= 1 && t.subgroups <= 16 && (t.rows == 16 || t.rows == 32 || t.rows == 64) &&
-         (t.step == 2 || t.step == 4 || t.step == 8);
+         (t.step == 2 || t.step == 4 || t.step == 8) && (t.splits == 1 || t.splits == 2 || t.splits == 4 || t.splits == 8);
+}
+
+// Bytes of the split sums one op of `count` columns over `rows` rows takes in shape `t`: an
+// arrival counter per row group (on 16 bytes), then a slot of t.rows x count floats per row
+// group and split (dmmv_int8mat_body.glsl); 0 without a split.
+uint64_t split_region_bytes(const DmmvInt8MatTuning& t, uint32_t count, uint32_t rows) {
+  if (t.splits <= 1) return 0;
+  const uint64_t groups = ceil_div(rows, t.rows);
+  return (groups + 3) / 4 * 16 + groups * t.splits * t.rows * count * 4;
+}
+
+uint64_t aligned_up(uint64_t bytes, uint64_t alignment) { return (bytes + alignment - 1) / alignment * alignment; }
+
+// The shape a piece of `count` columns of `p` takes on the int8 matrix kernel under `requested`,
+// or none where it stays off it: pieces of 8 and 16 columns from requested.from_cols, on rows
+// of at most max_cols inputs, except wide rows whose K the defaults cannot split (each
+// workgroup would read all of it: slower than the integer dot). Throws UsageError for a
+// requested split that does not divide the row's steps.
+std::optional<DmmvInt8MatTuning> int8mat_piece(const ProjectionProblem& p, const DmmvInt8MatTuning& requested,
+                                               uint32_t count) {
+  if (requested.from_cols == 0 || count < requested.from_cols || (count != 8 && count != 16)) return std::nullopt;
+  if (requested.max_cols != 0 && p.cols > requested.max_cols) return std::nullopt;
+  const DmmvInt8MatTuning t = int8mat_shape(p.format, requested, count, p.rows, p.cols);
+  if (p.cols > kIntdotWideCols && t.splits == 1 && requested.splits == 0) return std::nullopt;
+  require(p.cols % (t.splits * t.step * 32) == 0,
+          "the int8 matrix kernel's " + std::to_string(t.splits) + " splits of K need cols (" + std::to_string(p.cols) +
+              ") a multiple of splits x step x 32 = " + std::to_string(t.splits * t.step * 32));
+  return t;
 }
 
 bool has_coopmat_s8_16x8x32(const DeviceInfo& info) {
@@ -200,13 +238,15 @@ bool dmmv_int8mat_supported(const DeviceInfo& info, WeightFormat format, const D
   const char* name = dmmv_int8mat_kernel_name(format);
   if (name == nullptr || find_kernel(name) == nullptr || !dmmv_intdot_supported(info, format)) return false;
   if (!has_coopmat_s8_16x8x32(info) || info.subgroup_size != 32) return false;
-  // Every default shape must fit where the requested one leaves fields to them.
-  for (const uint32_t rows : {1u, kIntdotTallRows}) {
-    const DmmvInt8MatTuning t = int8mat_shape(format, requested, ncols, rows);
+  // Every default shape must fit where the requested one leaves fields to them: short, tall and
+  // wide matrices' (the last with the K-split kernel).
+  for (const auto& [rows, cols] : {std::pair{1u, 256u}, std::pair{kIntdotTallRows, 256u}, std::pair{1u, 4 * kIntdotWideCols}}) {
+    const DmmvInt8MatTuning t = int8mat_shape(format, requested, ncols, rows, cols);
     if (!(int8mat_shape_valid(t) && (ncols == 8 || ncols == 16) && t.subgroups * 32 <= info.max_workgroup_invocations &&
           dmmv_int8mat_shared_bytes(format, t, ncols) <= info.max_compute_shared_memory)) {
       return false;
     }
+    if (t.splits > 1 && find_kernel(std::string(name) + "_split") == nullptr) return false;
   }
   return true;
 }
@@ -217,7 +257,7 @@ DmmvIntdotTuning dmmv_intdot_choice(const DeviceInfo& info, WeightFormat format,
     t.matrix.from_cols = default_dmmv_coopmat_tuning(format).from_cols;
   }
   if (allow_coopmat && dmmv_int8mat_supported(info, format, {}, 8) && dmmv_int8mat_supported(info, format, {}, 16)) {
-    const DmmvInt8MatTuning d = default_dmmv_int8mat_tuning(format, 8, kIntdotTallRows);
+    const DmmvInt8MatTuning d = default_dmmv_int8mat_tuning(format, 8, kIntdotTallRows, 256);
     t.int8_matrix.from_cols = d.from_cols;
     t.int8_matrix.max_cols = d.max_cols;
   }
@@ -265,8 +305,26 @@ void set_matrix_spec(Op& op, uint32_t ncols, uint32_t subgroups, uint32_t rows, 
 
 }  // namespace
 
+uint64_t dmmv_int8mat_split_bytes(const ProjectionProblem& p, const DmmvIntdotTuning& requested,
+                                  const BindingLimits& limits) {
+  if (requested.int8_matrix.from_cols == 0 || !has_integer_dot_path(p.format, p.cols)) return 0;
+  const uint32_t slice_rows = rows_per_slice(row_bytes(p.format, p.cols), p.rows, limits, device_rows_multiple(p.format));
+  uint64_t bytes = 0;
+  for (uint32_t first = 0; first < p.ncols;) {
+    const uint32_t count = piece_cols(p.ncols - first);
+    if (const std::optional<DmmvInt8MatTuning> t = int8mat_piece(p, requested.int8_matrix, count)) {
+      for (uint32_t row0 = 0; row0 < p.rows; row0 += slice_rows) {
+        const uint32_t rows = std::min(slice_rows, p.rows - row0);
+        if (rows >= t->rows) bytes += aligned_up(split_region_bytes(*t, count, rows), limits.offset_alignment);
+      }
+    }
+    first += count;
+  }
+  return bytes;
+}
+
 std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x, const BindingLimits& limits,
-                                const DmmvIntdotTuning& requested) {
+                                const DmmvIntdotTuning& requested, const TensorView& split_sums) {
   require(dmmv_intdot_kernel_name(p.format) != nullptr, std::string("no integer-dot kernel for ") +
                                                          std::string(format_name(p.format)) +
                                                          " weights (Q8_0, Q4_K and Q6_K have one)");
@@ -290,12 +348,13 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
             "that divides cols");
   }
   if (requested.int8_matrix.from_cols != 0) {
-    const DmmvInt8MatTuning m8 = int8mat_shape(p.format, requested.int8_matrix, 8, p.rows);
+    const DmmvInt8MatTuning m8 = int8mat_shape(p.format, requested.int8_matrix, 8, p.rows, p.cols);
     require(dmmv_int8mat_kernel_name(p.format) != nullptr,
             std::string("no int8 matrix kernel for ") + std::string(format_name(p.format)) +
                 " weights (Q8_0 and Q4_K have one)");
     require(int8mat_shape_valid(m8),
-            "the int8 matrix kernel's tuning needs 1..16 subgroups, 16, 32 or 64 rows and steps of 2, 4 or 8 blocks");
+            "the int8 matrix kernel's tuning needs 1..16 subgroups, 16, 32 or 64 rows, steps of 2, 4 or 8 blocks and "
+            "1, 2, 4 or 8 splits");
   }
   require(p.rows > 0 && p.ncols > 0 && has_integer_dot_path(p.format, p.cols),
           std::string(format_name(p.format)) + " needs cols a positive multiple of " +
@@ -304,14 +363,20 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
   require(x.cols == p.cols && x.ncols >= p.ncols, "the quantized x holds other cols or fewer columns");
   const uint64_t rb = row_bytes(p.format, p.cols);
   const uint32_t slice_rows = rows_per_slice(rb, p.rows, limits, device_rows_multiple(p.format));
+  const uint64_t split_bytes = dmmv_int8mat_split_bytes(p, requested, limits);
+  require(split_bytes == 0 || (split_sums.buffer != nullptr && split_sums.bytes >= split_bytes &&
+                               split_sums.offset % limits.offset_alignment == 0),
+          "the int8 matrix kernel's K split needs split_sums: a zeroed view of " + std::to_string(split_bytes) +
+              " bytes (dmmv_int8mat_split_bytes) starting on " + std::to_string(limits.offset_alignment) +
+              "; give it one, or splits 1");
+  uint64_t split_offset = 0;  // the next op's region of split_sums
   std::vector<Op> ops;
   for (uint32_t first = 0; first < p.ncols;) {
     const uint32_t count = piece_cols(p.ncols - first);
     // Per row slice: only slices of at least m8.rows rows (below).
-    const DmmvInt8MatTuning& i8 = requested.int8_matrix;
-    const bool int8_matrix = i8.from_cols != 0 && count >= i8.from_cols && (count == 8 || count == 16) &&
-                             (i8.max_cols == 0 || p.cols <= i8.max_cols);
-    const DmmvInt8MatTuning m8 = int8mat_shape(p.format, i8, count, p.rows);
+    const std::optional<DmmvInt8MatTuning> piece_shape = int8mat_piece(p, requested.int8_matrix, count);
+    const bool int8_matrix = piece_shape.has_value();
+    const DmmvInt8MatTuning m8 = piece_shape.value_or(DmmvInt8MatTuning{});
     const bool matrix = !int8_matrix && requested.matrix.from_cols != 0 && count >= requested.matrix.from_cols;
     const DmmvIntdotTuning defaults = default_dmmv_intdot_tuning(p.format, count, p.cols);
     const DmmvIntdotTuning t{requested.threads ? requested.threads : defaults.threads,
@@ -343,9 +408,11 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
       Op op;
       op.kernel = k;
       const bool int8_tiles = int8_matrix && rows >= m8.rows;
+      const bool split = int8_tiles && m8.splits > 1;
       if (int8_tiles) {
-        op.kernel = find_kernel(dmmv_int8mat_kernel_name(p.format));
-        require(op.kernel != nullptr, std::string("kernel ") + dmmv_int8mat_kernel_name(p.format) +
+        const std::string int8_name = std::string(dmmv_int8mat_kernel_name(p.format)) + (split ? "_split" : "");
+        op.kernel = find_kernel(int8_name);
+        require(op.kernel != nullptr, "kernel " + int8_name +
                                           " was not compiled in (it needs glslang with GL_KHR_cooperative_matrix)");
         set_matrix_spec(op, count, m8.subgroups, m8.rows, p.accumulate, m8.step);
       } else if (matrix) {
@@ -360,10 +427,19 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
       op.bindings = {p.weights.slice(row0 * rb, rows * rb).read(), xq.view.read(), xs.view.read(),
                      p.accumulate ? y.view.read_write() : y.view.write()};
       if (x.rms) bind_deferred_rms(op, *x.rms, p.cols);
+      if (split) {
+        const uint64_t region = split_region_bytes(m8, count, rows);
+        op.bindings.push_back(split_sums.slice(split_offset, region).read_write());
+        split_offset += aligned_up(region, limits.offset_alignment);
+      }
       op.push = PushConstants::of(
           DmmvIntdotPush{rows, p.cols, p.y_stride, row0, y.first_float, xq.first_float / 4, xs.first_float / 2});
       const uint32_t groups = ceil_div(rows, int8_tiles ? m8.rows : matrix ? m.rows : t.rows);
       op.groups = folded_grid(groups);
+      if (split) {
+        op.groups[2] = m8.splits;
+        op.spec.set(6, static_cast<int32_t>(m8.splits));
+      }
       op.label = int8_tiles ? "dmmv_int8mat" : matrix ? "dmmv_coopmat" : "dmmv_intdot";
       ops.push_back(op);
     }

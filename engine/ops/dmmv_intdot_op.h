@@ -36,7 +36,9 @@ struct DmmvCoopmatTuning {
 // The int8 matrix kernel over the same inputs (kernels/coopmat_intdot/dmmv_int8mat_*.comp, Q8_0
 // and Q4_K): 16 x 8 x 32 int8 matrix products on the integer quants themselves, for pieces of
 // 8 and 16 columns. It goes before the f16 matrix kernel where both would take a piece. A row
-// slice of fewer rows than a workgroup's stays on the integer dot.
+// slice of fewer rows than a workgroup's stays on the integer dot. With splits > 1 each row
+// group's K is split across that many workgroups (dmmv_int8mat_*_split.comp), whose last to
+// finish adds their sums in a fixed order: for wide rows, whose row groups alone are too few.
 struct DmmvInt8MatTuning {
   uint32_t from_cols = 0;  // pieces of 8 or 16 columns, at least this many, take it; 0 = none do
   uint32_t max_cols = 0;   // ... of rows of at most this many inputs; 0 = any
@@ -44,6 +46,7 @@ struct DmmvInt8MatTuning {
   uint32_t subgroups = 0;  // subgroups per workgroup, splitting K: 1..16
   uint32_t rows = 0;       // rows per workgroup, 16, 32 or 64
   uint32_t step = 0;       // 32-weight blocks per K step, 2, 4 or 8
+  uint32_t splits = 0;     // workgroups splitting each row group's K: 1 (none), 2, 4 or 8
 };
 
 struct DmmvIntdotTuning {
@@ -86,9 +89,10 @@ bool dmmv_coopmat_supported(const DeviceInfo& info, WeightFormat format, const D
 inline constexpr uint32_t kIntdotTallRows = 8192;
 
 // The int8 matrix kernel's default shape for `format` at `ncols` (8 or 16) columns on a matrix
-// of `rows` rows, and in from_cols and max_cols the pieces the engine gives it (see the source
-// for the measurement).
-DmmvInt8MatTuning default_dmmv_int8mat_tuning(WeightFormat format, uint32_t ncols, uint32_t rows);
+// of `rows` rows of `cols` inputs, and in from_cols and max_cols the pieces the engine gives it
+// (see the source for the measurement). Rows of more than kIntdotWideCols inputs split K in
+// four where their steps divide so, else in two, else not.
+DmmvInt8MatTuning default_dmmv_int8mat_tuning(WeightFormat format, uint32_t ncols, uint32_t rows, uint32_t cols);
 
 // "dmmv_int8mat_q4_k", "dmmv_int8mat_q8_0"; null for other formats.
 const char* dmmv_int8mat_kernel_name(WeightFormat format);
@@ -143,8 +147,19 @@ void require_dmmv_intdot(const DeviceInfo& info);
 // for Q8_0, whose 34-byte blocks are read as words from rows starting on 4 bytes), an `x` of
 // other cols or fewer columns, or a tuning the kernels cannot run (the matrix pieces'
 // device support is the caller's: dmmv_coopmat_supported).
+//
+// `split_sums`: binding 4 of the int8 matrix kernel's K-split form, zeroed before first use
+// (each dispatch leaves it so); the ops carve a region per piece and row slice out of it, so
+// that the pieces of one projection do not order each other. It must hold
+// dmmv_int8mat_split_bytes(problem, tuning, limits) bytes where that is above zero (UsageError
+// otherwise).
 std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& problem, const QuantizedX& x, const BindingLimits& limits,
-                                const DmmvIntdotTuning& tuning = {});
+                                const DmmvIntdotTuning& tuning = {}, const TensorView& split_sums = {});
+
+// Bytes of `split_sums` that dmmv_intdot_ops(problem, x, limits, tuning) needs: 0 where no piece
+// splits K.
+uint64_t dmmv_int8mat_split_bytes(const ProjectionProblem& problem, const DmmvIntdotTuning& tuning,
+                                  const BindingLimits& limits);
 
 // The RMSNorm after a residual projection, written by the projection (norm_placement:
 // producer; kernels/include/dmmv_intdot_norm_epilogue.glsl): y * weight in int8 blocks into

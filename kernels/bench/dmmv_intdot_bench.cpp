@@ -13,7 +13,8 @@
 //   dmmv_intdot/<fmt>/int8mat/<shape>/num_cols:<8|16>   the int8 matrix kernel
 //       (dmmv_int8mat_<fmt>) in its default shape, where supported
 //   dmmv_int8mat_tuning/<fmt>/<shape>/num_cols:<8|16>/subgroups:S/rows:R/step:B  the int8 matrix
-//       kernel under each candidate shape that fits the device
+//       kernel under each candidate shape that fits the device; on wide rows (ffn_down) also
+//       /splits:1, 2, 4 or 8, K split across that many workgroups (where the steps divide)
 //   dmmv_intdot_tuning/<fmt>/<shape>/num_cols:N/threads:T/rows:R/unroll:U  the DMMV alone under
 //       each candidate workgroup shape, to choose default_dmmv_intdot_tuning per device; for
 //       Q4_K each also with /chunk:16, /chunk:32 and /chunk:64, the kernels of 16-weight chunks,
@@ -31,6 +32,8 @@
 //       deferred norm that applies the GLU and writes act's int8 form (glu_placement: producer)
 // Compare with dmmv/<fmt>/spec/<shape>/num_cols:N (dmmv_bench.cpp), which reads the same weights.
 #include "engine/ops/dmmv_intdot_op.h"
+#include "engine/ops/fill_zero_op.h"
+#include "harness/immediate.h"
 #include "kernels/bench/benchmarks.h"
 #include "kernels/bench/projection_case.h"
 #include "kernels/bench/synthetic_fill.h"
@@ -60,7 +63,18 @@ BenchCase intdot_case(BenchEnv& env, WeightFormat format, const ProjectionShape&
   const QuantizedX qx = quantized_x_in(TensorView::whole(qx_storage), shape.cols, ncols, limits);
   add_projection_rounds(c, env, format, shape, ncols, 1, "dmmv_intdot", [&](const ProjectionProblem& p) {
     std::vector<Op> ops = with_quantize ? quantize_x_ops(p, qx, limits) : std::vector<Op>{};
-    const auto dmmv = dmmv_intdot_ops(p, qx, limits, tuning);
+    // The int8 matrix kernel's K split: its sums and arrival counters, zeroed once (each
+    // dispatch leaves the counters so), a buffer per round as the weights have, so that they
+    // are as far from the cache as in a forward pass, where every other layer's run between
+    // two uses of the engine's one buffer.
+    TensorView split_sums;
+    if (const uint64_t split_bytes = dmmv_int8mat_split_bytes(p, tuning, limits)) {
+      const Buffer& sums = keep(c, Buffer(env.device(), split_bytes, MemoryUse::Device, "int8mat split sums"));
+      const Op zero = fill_zero_op(TensorView::whole(sums));
+      run_immediately(env.device(), env.pipelines(), std::span(&zero, 1));
+      split_sums = TensorView::whole(sums);
+    }
+    const auto dmmv = dmmv_intdot_ops(p, qx, limits, tuning, split_sums);
     ops.insert(ops.end(), dmmv.begin(), dmmv.end());
     return ops;
   });
@@ -155,13 +169,22 @@ void register_dmmv_intdot_benchmarks(GpuBenchmarks& benchmarks) {
         forced.int8_matrix.from_cols = 8;
         benchmarks.add("dmmv_intdot/" + fmt + "/int8mat" + tail,
                        [=](BenchEnv& e) { return intdot_case(e, format, shape, ncols, false, forced); });
-        for (const DmmvInt8MatTuning m : kInt8MatTunings) {
-          if (!dmmv_int8mat_supported(env.info(), format, m, ncols)) continue;
-          DmmvIntdotTuning t;
-          t.int8_matrix = m;
-          benchmarks.add("dmmv_int8mat_tuning/" + fmt + tail + "/subgroups:" + std::to_string(m.subgroups) +
-                             "/rows:" + std::to_string(m.rows) + "/step:" + std::to_string(m.step),
-                         [=](BenchEnv& e) { return intdot_case(e, format, shape, ncols, false, t); });
+        // Wide rows also under each split of K that divides their steps.
+        const bool wide = shape.cols > kIntdotWideCols;
+        for (DmmvInt8MatTuning m : kInt8MatTunings) {
+          for (const uint32_t splits : {1u, 2u, 4u, 8u}) {
+            m.splits = splits;
+            if ((!wide && splits > 1) || shape.cols % (splits * m.step * 32) != 0 ||
+                !dmmv_int8mat_supported(env.info(), format, m, ncols)) {
+              continue;
+            }
+            DmmvIntdotTuning t;
+            t.int8_matrix = m;
+            benchmarks.add("dmmv_int8mat_tuning/" + fmt + tail + "/subgroups:" + std::to_string(m.subgroups) +
+                               "/rows:" + std::to_string(m.rows) + "/step:" + std::to_string(m.step) +
+                               (wide ? "/splits:" + std::to_string(splits) : ""),
+                           [=](BenchEnv& e) { return intdot_case(e, format, shape, ncols, false, t); });
+          }
         }
       }
       const bool matrix = dmmv_coopmat_supported(env.info(), format);

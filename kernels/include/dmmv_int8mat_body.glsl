@@ -38,6 +38,15 @@
 // (rows >= ROWS, which the op requires) and it writes only the rows past the previous ones.
 // Subgroups are 32 wide (the op requires it).
 //
+// K split (INT8MAT_SPLIT_K, the _split kernels): wide rows (ffn_down: 14336 inputs for 4096
+// rows) leave too few workgroups of whole rows to keep every SM reading. There workgroup z of
+// SPLITS (the grid's z) takes the z-th equal share of each row's steps and writes its sums to a
+// slot of binding 4; the row group's last workgroup to arrive, told by a counter, adds the
+// slots in split order (the same sum whichever arrives last) and writes y, and sets the counter
+// back to zero for the next dispatch (the binding starts zeroed). No workgroup waits for
+// another, so nothing depends on workgroups running concurrently (argmax_slices.comp does the
+// same).
+//
 // Included after dmmv_intdot_common.glsl and a format file that binds the weights at binding 0
 // and defines A_WORDS_PER_ROW_BLOCK (the uvec4s a row's block of 32 weights is read as) and
 // WEIGHT_MINS (1 where w = mul q - min, 0 where w = mul q); the kernel defines, after this
@@ -56,6 +65,14 @@ layout(constant_id = 5) const uint STEP_BLOCKS = 2;  // 32-weight blocks per K s
 layout(local_size_x_id = 2) in;                      // SUBGROUPS * 32 (spec id 2)
 
 layout(binding = 3) buffer Y { float y[]; };  // column c at c * y_stride floats
+#ifdef INT8MAT_SPLIT_K
+layout(constant_id = 6) const uint SPLITS = 4;  // = gl_NumWorkGroups.z: workgroups splitting K
+// One arrival counter per row group from word 0, then from split_sums_base() one slot of
+// ROWS x NUM_COLS sums ([c][row]) per row group and split. Coherent: a group's last workgroup
+// reads what the others wrote in this dispatch.
+layout(binding = 4) coherent buffer SplitSums { float split_sums[]; };
+layout(binding = 4) coherent buffer SplitArrivals { uint split_arrivals[]; };
+#endif
 
 #define IACC coopmat<int, gl_ScopeSubgroup, 16, 8, gl_MatrixUseAccumulator>
 #define MAT_A coopmat<int8_t, gl_ScopeSubgroup, 16, 32, gl_MatrixUseA>
@@ -147,9 +164,16 @@ void store_step(uint step) {
   }
 }
 
+#ifdef INT8MAT_SPLIT_K
+// The word of the first slot: past the counters, on 16 bytes.
+uint split_sums_base() { return (((pc.rows + ROWS - 1) / ROWS) + 3u) & ~3u; }
+shared bool arrived_last;
+#endif
+
 void main() {
   const uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   const uint own_first = group * ROWS;                    // the first row this workgroup writes
+  if (own_first >= pc.rows) return;                       // past the end of a folded grid
   const uint first_row = min(own_first, pc.rows - ROWS);  // the first row of its tiles
   const uint s = gl_SubgroupID;
   for (uint e = gl_LocalInvocationID.x; e < 128; e += gl_WorkGroupSize.x) tile_positions[e] = int(e);
@@ -159,13 +183,18 @@ void main() {
 
   IACC sums[ROW_TILES * COL_TILES];  // [t][column tile]
   [[unroll]] for (uint t = 0; t < ROW_TILES * COL_TILES; ++t) sums[t] = IACC(0);  // the bits of 0.0
-  const uint steps = pc.cols / STEP_WEIGHTS;
-  if (s < steps) fetch_step(s, first_row);
-  for (uint step = s; step < steps; step += SUBGROUPS) {
+#ifdef INT8MAT_SPLIT_K
+  const uint steps = pc.cols / STEP_WEIGHTS / SPLITS, first_step = gl_WorkGroupID.z * steps;
+#else
+  const uint steps = pc.cols / STEP_WEIGHTS, first_step = 0;
+#endif
+  if (s < steps) fetch_step(first_step + s, first_row);
+  for (uint i = s; i < steps; i += SUBGROUPS) {
+    const uint step = first_step + i;
     store_step(step);
     subgroupMemoryBarrierShared();
     subgroupBarrier();
-    if (step + SUBGROUPS < steps) fetch_step(step + SUBGROUPS, first_row);  // in flight during the products
+    if (i + SUBGROUPS < steps) fetch_step(step + SUBGROUPS, first_row);  // in flight during the products
     [[unroll]] for (uint b = 0; b < STEP_BLOCKS; ++b) {
       MAT_B x[COL_TILES];
       [[unroll]] for (uint u = 0; u < COL_TILES; ++u) {
@@ -201,13 +230,39 @@ void main() {
     }
   }
   barrier();
+#ifdef INT8MAT_SPLIT_K
+  const uint slots = split_sums_base() + group * SPLITS * ROWS * NUM_COLS;
+  for (uint e = gl_LocalInvocationID.x; e < ROWS * NUM_COLS; e += gl_WorkGroupSize.x) {
+    const uint r = e % ROWS, c = e / ROWS;
+    float sum = 0.0;
+    for (uint t = 0; t < SUBGROUPS; ++t) sum += partial[(t * NUM_COLS + c) * ROWS + r];
+    split_sums[slots + gl_WorkGroupID.z * ROWS * NUM_COLS + e] = sum;
+  }
+  memoryBarrierBuffer();  // every invocation's sums are visible before the count says they are there
+  barrier();
+  if (gl_LocalInvocationIndex == 0) {
+    arrived_last = atomicAdd(split_arrivals[group], 1u) == SPLITS - 1u;
+    memoryBarrierBuffer();  // and the reads below come after the count
+  }
+  barrier();
+  if (!arrived_last) return;  // the whole workgroup: arrived_last is shared
+#endif
   for (uint e = gl_LocalInvocationID.x; e < ROWS * NUM_COLS; e += gl_WorkGroupSize.x) {
     const uint r = e % ROWS, c = e / ROWS;
     const uint row = first_row + r;
     if (row < own_first) continue;  // the previous workgroup's
     float sum = 0.0;
+#ifdef INT8MAT_SPLIT_K
+    float parts[SPLITS];  // all loads in flight before the first add
+    [[unroll]] for (uint z = 0; z < SPLITS; ++z) parts[z] = split_sums[slots + z * ROWS * NUM_COLS + e];
+    [[unroll]] for (uint z = 0; z < SPLITS; ++z) sum += parts[z];
+#else
     for (uint t = 0; t < SUBGROUPS; ++t) sum += partial[(t * NUM_COLS + c) * ROWS + r];
+#endif
     const uint at = pc.y_offset + c * pc.y_stride + pc.row_base + row;
     y[at] = ACCUMULATE != 0 ? y[at] + sum : sum;
   }
+#ifdef INT8MAT_SPLIT_K
+  if (gl_LocalInvocationIndex == 0) split_arrivals[group] = 0u;  // for the next dispatch, ordered by its barrier
+#endif
 }

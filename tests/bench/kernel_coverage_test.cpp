@@ -69,6 +69,8 @@ const Coverage kCoverage[] = {
     {"dmmv_coopmat_q4_k", "dmmv_coopmat_tuning/q4_k/", true},
     {"dmmv_int8mat_q8_0", "dmmv_int8mat_tuning/q8_0/", true, true},
     {"dmmv_int8mat_q4_k", "dmmv_int8mat_tuning/q4_k/", true, true},
+    {"dmmv_int8mat_q8_0_split", "dmmv_int8mat_tuning/q8_0/ffn_down:", true, true},
+    {"dmmv_int8mat_q4_k_split", "dmmv_int8mat_tuning/q4_k/ffn_down:", true, true},
     {"embed", "embed/"},
     {"embed_norm", "embed_norm/"},
     {"fill_zero", "dispatch_floor/fill_zero"},

@@ -33,12 +33,13 @@ struct ForwardCase {
   DmmvActivations activations = DmmvActivations::Float;
   Placement norms = Placement::Dispatch;
   Placement glu = Placement::Dispatch;
+  WeightChoice weights = {};  // q4_k_m: Q6_K ffn_down and attn_v, Q4_K the rest
 };
 
 void PrintTo(const ForwardCase& c, std::ostream* os) {
   *os << c.model << " " << prefill_strategy_name(c.prefill) << " " << barrier_policy_name(c.barriers)
       << " chunk " << c.chunk_cols << " " << dmmv_activations_name(c.activations) << " norms "
-      << placement_name(c.norms) << " glu " << placement_name(c.glu);
+      << placement_name(c.norms) << " glu " << placement_name(c.glu) << " weights " << c.weights.name();
 }
 
 RunConfig config_for(const ForwardCase& c) {
@@ -53,6 +54,7 @@ RunConfig config_for(const ForwardCase& c) {
   r.forward.glu_placement = c.glu;
   r.barriers = c.barriers;
   r.submit = SubmitShape{SubmitKind::PerLayer};
+  r.weights = c.weights;
   return r;
 }
 
@@ -139,6 +141,13 @@ std::vector<ForwardCase> cases() {
     }
     list.push_back({"tiny-dense", PrefillStrategy::Matmul, BarrierPolicy::Ledger, 4, DmmvActivations::Int8});
     list.push_back({"tiny-dense", PrefillStrategy::Batched, BarrierPolicy::Global, 32, DmmvActivations::Int8});
+    // ffn_down's 8448 inputs in Q4_K and Q8_0 (the formats of the int8 matrix kernel): its piece
+    // of 8 columns with K split across workgroups, where the device has that kernel (the
+    // integer dot elsewhere).
+    for (const WeightFormat f : {WeightFormat::Q4_K, WeightFormat::Q8_0}) {
+      list.push_back({"tiny-wide", PrefillStrategy::Batched, BarrierPolicy::Ledger, 32, DmmvActivations::Int8,
+                      Placement::Dispatch, Placement::Dispatch, WeightChoice{f}});
+    }
     // Decode's norms and gated units applied by the projections before them: every
     // architecture (where one has float readers or no single projection before it, it keeps its
     // dispatch), each alone on the dense model, and every barrier policy there.

@@ -63,7 +63,8 @@ void PrintTo(const IntdotCase& c, std::ostream* os) {
       << (c.tuning.int8_matrix.from_cols ? " int8 matrix from " + std::to_string(c.tuning.int8_matrix.from_cols) +
                                                " cols, " + std::to_string(c.tuning.int8_matrix.subgroups) +
                                              " subgroups x " + std::to_string(c.tuning.int8_matrix.rows) +
-                                             " rows, steps of " + std::to_string(c.tuning.int8_matrix.step) + " blocks"
+                                             " rows, steps of " + std::to_string(c.tuning.int8_matrix.step) + " blocks, " +
+                                             std::to_string(c.tuning.int8_matrix.splits) + " splits"
                                        : "");
 }
 
@@ -93,9 +94,26 @@ GpuResult run_on_gpu(const IntdotCase& p, const Matrix& w, const std::vector<flo
   const QuantizedX qx = quantized_x_in(TensorView::whole(qb), p.cols, p.ncols, limits);
   const ProjectionProblem problem{p.format, TensorView::whole(wb), TensorView::whole(xb), TensorView::whole(yb),
                                   p.rows, p.cols, p.ncols, x_stride, y_stride, p.accumulate};
+  // The K split's sums and arrival counters, zeroed as the op requires.
+  const uint64_t split_bytes = dmmv_int8mat_split_bytes(problem, p.tuning, limits);
+  Buffer sb = upload_floats(std::vector<float>(std::max<uint64_t>(split_bytes / 4, 4), 0.0f), "split sums");
   std::vector<Op> ops = quantize_x_ops(problem, qx, limits);
-  for (const Op& op : dmmv_intdot_ops(problem, qx, limits, p.tuning)) ops.push_back(op);
+  for (const Op& op : dmmv_intdot_ops(problem, qx, limits, p.tuning, TensorView::whole(sb))) ops.push_back(op);
   run_ops(ops, BarrierPolicy::Ledger);
+  // Every split dispatch leaves its arrival counters (its region's first words, one per row
+  // group) at zero for the next.
+  const std::vector<float> split_words = download_floats(sb, sb.size() / 4);
+  for (const Op& op : ops) {
+    if (op.bindings.size() < 5 || std::string(op.label) != "dmmv_int8mat") continue;
+    DmmvIntdotPush push;
+    std::memcpy(&push, op.push.bytes.data(), sizeof push);
+    const uint32_t groups = ceil_div(push.rows, uint32_t(op.spec.values.at(3)));  // spec 3: rows a workgroup
+    for (uint32_t g = 0; g < groups; ++g) {
+      uint32_t counter;
+      std::memcpy(&counter, &split_words.at(op.bindings[4].offset / 4 + g), 4);
+      EXPECT_EQ(counter, 0u) << "arrival counter of row group " << g << " left at " << counter;
+    }
+  }
   GpuResult r{download_floats(yb, y.size()), std::vector<uint8_t>(qx_bytes)};
   const auto words = download_floats(qb, qx_bytes / 4);
   std::memcpy(r.qx.data(), words.data(), qx_bytes);
@@ -276,6 +294,14 @@ std::vector<IntdotCase> cases() {
     list.push_back({f, 37, 512, 24, false, {.int8_matrix = {16, 0, 0, 0, 0}}});
     list.push_back({f, 33, 256, 8, false, {.int8_matrix = {8, 0, 8, 32, 2}}});  // more subgroups than K steps
     list.push_back({f, 65, 512, 16, true, {.int8_matrix = {8, 0, 2, 64, 4}}});
+    // K split across workgroups: 2, 4 and 8 splits of 10, 5 and 4 steps (3 subgroups on 4: one
+    // idle), two pieces (24 = 16 + 8) in regions of their own, sliced rows, and the default
+    // shapes on wide rows (8448 inputs: 8 columns in four splits, 16 in two).
+    list.push_back({f, 100, 1280, 13, true, {.int8_matrix = {8, 0, 2, 64, 2, 4}}});
+    list.push_back({f, 37, 2048, 16, false, {.int8_matrix = {8, 0, 3, 16, 2, 8}}});
+    list.push_back({f, 37, 1280, 24, true, {.int8_matrix = {8, 0, 4, 32, 4, 2}}});
+    list.push_back({f, 37, 1280, 8, false, {.int8_matrix = {8, 0, 4, 16, 2, 2}}, row_bytes(f, 1280) * 20});
+    for (uint32_t n : {8u, 16u}) list.push_back({f, 70, 8448, n, true, {.int8_matrix = {8, 0, 0, 0, 0}}});
     list.push_back({f, 37, 512, 8, false, {.int8_matrix = {8, 0, 4, 16, 2}}, row_bytes(f, 512) * 20});
     list.push_back({f, 37, 512, 8, true, {.int8_matrix = {8, 0, 0, 0, 0}}, row_bytes(f, 512) * 10});
   }
@@ -496,25 +522,34 @@ TEST(DmmvIntdotOps, RefusesWhatTheKernelsCannotRun) {
     EXPECT_EQ(pieces[1].kernel, find_kernel("dmmv_intdot_q4_k32"));
   }
   // The int8 matrix kernel for Q8_0 and Q4_K only, in shapes of 16, 32 or 64 rows, 1..16
-  // subgroups and steps of 2, 4 or 8 blocks; it takes pieces of 8 and 16 columns with at least a
-  // workgroup's rows.
+  // subgroups, steps of 2, 4 or 8 blocks and 1, 2, 4 or 8 splits of K; it takes pieces of 8 and
+  // 16 columns with at least a workgroup's rows.
   DmmvIntdotTuning int8_matrix;
   int8_matrix.int8_matrix = {8, 0, 0, 0, 0};
   EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q6_K, 512), qx, limits, int8_matrix), UsageError);
   EXPECT_EQ(dmmv_int8mat_kernel_name(WeightFormat::Q6_K), nullptr);
   EXPECT_FALSE(dmmv_int8mat_supported(device().info(), WeightFormat::Q6_K));
   for (const DmmvInt8MatTuning bad : {DmmvInt8MatTuning{8, 0, 17, 16, 2}, DmmvInt8MatTuning{8, 0, 4, 24, 2},
-                                      DmmvInt8MatTuning{8, 0, 4, 16, 3}}) {
+                                      DmmvInt8MatTuning{8, 0, 4, 16, 3}, DmmvInt8MatTuning{8, 0, 4, 16, 2, 3}}) {
     int8_matrix.int8_matrix = bad;
     EXPECT_THROW(dmmv_intdot_ops(problem(WeightFormat::Q8_0, 512), qx, limits, int8_matrix), UsageError);
     EXPECT_FALSE(dmmv_int8mat_supported(device().info(), WeightFormat::Q8_0, bad));
   }
-  // Its defaults: 64-row workgroups on tall matrices, more and smaller ones on others; the
-  // engine's choice keeps rows of more than kIntdotWideCols inputs off it.
-  EXPECT_EQ(default_dmmv_int8mat_tuning(WeightFormat::Q4_K, 8, 14336).rows, 64u);
-  EXPECT_EQ(default_dmmv_int8mat_tuning(WeightFormat::Q4_K, 8, 4096).rows, 32u);
-  EXPECT_EQ(default_dmmv_int8mat_tuning(WeightFormat::Q8_0, 16, 4096).rows, 16u);
-  EXPECT_EQ(default_dmmv_int8mat_tuning(WeightFormat::Q8_0, 8, 4096).max_cols, kIntdotWideCols);
+  // Its defaults: 64-row workgroups on tall matrices, more and smaller ones on others; rows of
+  // more than kIntdotWideCols inputs split K, at 8 columns in four where their steps divide so
+  // (14336 inputs in steps of 2 blocks), in two where only that divides (8320 = 130 steps), and
+  // none where neither does (8256 = 129 steps), which keeps them off it.
+  EXPECT_EQ(default_dmmv_int8mat_tuning(WeightFormat::Q4_K, 8, 14336, 4096).rows, 64u);
+  EXPECT_EQ(default_dmmv_int8mat_tuning(WeightFormat::Q4_K, 8, 14336, 4096).splits, 1u);
+  EXPECT_EQ(default_dmmv_int8mat_tuning(WeightFormat::Q4_K, 8, 4096, 4096).rows, 32u);
+  EXPECT_EQ(default_dmmv_int8mat_tuning(WeightFormat::Q8_0, 16, 4096, 4096).rows, 16u);
+  EXPECT_EQ(default_dmmv_int8mat_tuning(WeightFormat::Q4_K, 8, 4096, 14336).rows, 64u);
+  EXPECT_EQ(default_dmmv_int8mat_tuning(WeightFormat::Q4_K, 8, 4096, 14336).splits, 4u);
+  EXPECT_EQ(default_dmmv_int8mat_tuning(WeightFormat::Q4_K, 16, 4096, 14336).splits, 2u);
+  EXPECT_EQ(default_dmmv_int8mat_tuning(WeightFormat::Q8_0, 8, 4096, 8320).splits, 2u);
+  EXPECT_EQ(default_dmmv_int8mat_tuning(WeightFormat::Q8_0, 8, 4096, 8256).splits, 1u);
+  int8_matrix.int8_matrix = {8, 0, 0, 0, 0};
+  EXPECT_EQ(dmmv_int8mat_split_bytes(problem(WeightFormat::Q8_0, 8256), int8_matrix, limits), 0u);
   const DmmvIntdotTuning engine = dmmv_intdot_choice(device().info(), WeightFormat::Q8_0, true);
   EXPECT_EQ(engine.int8_matrix.from_cols, dmmv_int8mat_supported(device().info(), WeightFormat::Q8_0, {}, 8) &&
                                                   dmmv_int8mat_supported(device().info(), WeightFormat::Q8_0, {}, 16)
@@ -539,6 +574,37 @@ TEST(DmmvIntdotOps, RefusesWhatTheKernelsCannotRun) {
     EXPECT_EQ(std::string(dmmv_intdot_ops(p, qx13, limits, int8_matrix).at(0).label), "dmmv_intdot");
     int8_matrix.int8_matrix.max_cols = 512;
     EXPECT_EQ(std::string(dmmv_intdot_ops(p, qx13, limits, int8_matrix).at(0).label), "dmmv_int8mat");
+  }
+  if (find_kernel("dmmv_int8mat_q4_k_split") != nullptr) {
+    // K split in four: binding 4 a region of split_sums per piece (16 and 8 columns), disjoint,
+    // aligned, inside the view; the grid's z the splits. Without the view, or with one too
+    // small, the builder refuses.
+    const QuantizedX qx24 = quantized_x_in(TensorView::whole(any), 1280, 24, limits);
+    ProjectionProblem p = problem(WeightFormat::Q4_K, 1280);
+    p.rows = p.y_stride = 100;
+    p.ncols = 24;
+    int8_matrix.int8_matrix = {8, 0, 2, 64, 2, 4};
+    const uint64_t bytes = dmmv_int8mat_split_bytes(p, int8_matrix, limits);
+    // Per piece: two row groups' counters on 16 bytes, and 2 groups x 4 splits x 64 rows x its columns.
+    EXPECT_GE(bytes, (16 + 2 * 4 * 64 * 16 * 4) + (16 + 2 * 4 * 64 * 8 * 4));
+    const TensorView sums = TensorView::whole(any).slice(0, bytes);
+    EXPECT_THROW(dmmv_intdot_ops(p, qx24, limits, int8_matrix), UsageError);
+    EXPECT_THROW(dmmv_intdot_ops(p, qx24, limits, int8_matrix, sums.slice(0, bytes - 4)), UsageError);
+    const auto pieces = dmmv_intdot_ops(p, qx24, limits, int8_matrix, sums);
+    ASSERT_EQ(pieces.size(), 2u);
+    for (const Op& op : pieces) {
+      EXPECT_EQ(op.kernel, find_kernel("dmmv_int8mat_q4_k_split"));
+      EXPECT_EQ(op.groups[2], 4u);
+      ASSERT_EQ(op.bindings.size(), 5u);
+      EXPECT_EQ(op.bindings[4].offset % limits.offset_alignment, 0u);
+      EXPECT_LE(op.bindings[4].offset + op.bindings[4].size, bytes);
+    }
+    EXPECT_LE(pieces[0].bindings[4].offset + pieces[0].bindings[4].size, pieces[1].bindings[4].offset);
+    int8_matrix.int8_matrix.splits = 8;  // 40 blocks are not 8 splits of steps of 2
+    EXPECT_THROW(dmmv_intdot_ops(p, qx24, limits, int8_matrix, sums), UsageError);
+    int8_matrix.int8_matrix.splits = 1;  // none: the plain kernel, no view needed
+    EXPECT_EQ(dmmv_int8mat_split_bytes(p, int8_matrix, limits), 0u);
+    EXPECT_EQ(dmmv_intdot_ops(p, qx24, limits, int8_matrix).at(0).kernel, find_kernel("dmmv_int8mat_q4_k"));
   }
   // Q4_K's default: 64-weight chunks for one column, sub-blocks from two to eight columns,
   // 16-weight chunks for sixteen (where they stay on the integer dot).
