@@ -189,12 +189,12 @@ void main() {
   const uint steps = pc.cols / STEP_WEIGHTS, first_step = 0;
 #endif
   if (s < steps) fetch_step(first_step + s, first_row);
-  for (uint i = s; i < steps; i += SUBGROUPS) {
-    const uint step = first_step + i;
+  for (uint nth = s; nth < steps; nth += SUBGROUPS) {  // this workgroup's nth step
+    const uint step = first_step + nth;
     store_step(step);
     subgroupMemoryBarrierShared();
     subgroupBarrier();
-    if (i + SUBGROUPS < steps) fetch_step(step + SUBGROUPS, first_row);  // in flight during the products
+    if (nth + SUBGROUPS < steps) fetch_step(step + SUBGROUPS, first_row);  // in flight during the products
     [[unroll]] for (uint b = 0; b < STEP_BLOCKS; ++b) {
       MAT_B x[COL_TILES];
       [[unroll]] for (uint u = 0; u < COL_TILES; ++u) {
