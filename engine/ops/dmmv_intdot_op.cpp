@@ -257,9 +257,7 @@ DmmvIntdotTuning dmmv_intdot_choice(const DeviceInfo& info, WeightFormat format,
     t.matrix.from_cols = default_dmmv_coopmat_tuning(format).from_cols;
   }
   if (allow_coopmat && dmmv_int8mat_supported(info, format, {}, 8) && dmmv_int8mat_supported(info, format, {}, 16)) {
-    const DmmvInt8MatTuning d = default_dmmv_int8mat_tuning(format, 8, kIntdotTallRows, 256);
-    t.int8_matrix.from_cols = d.from_cols;
-    t.int8_matrix.max_cols = d.max_cols;
+    t.int8_matrix.from_cols = default_dmmv_int8mat_tuning(format, 8, kIntdotTallRows, 256).from_cols;
   }
   return t;
 }
@@ -363,12 +361,6 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
   require(x.cols == p.cols && x.ncols >= p.ncols, "the quantized x holds other cols or fewer columns");
   const uint64_t rb = row_bytes(p.format, p.cols);
   const uint32_t slice_rows = rows_per_slice(rb, p.rows, limits, device_rows_multiple(p.format));
-  const uint64_t split_bytes = dmmv_int8mat_split_bytes(p, requested, limits);
-  require(split_bytes == 0 || (split_sums.buffer != nullptr && split_sums.bytes >= split_bytes &&
-                               split_sums.offset % limits.offset_alignment == 0),
-          "the int8 matrix kernel's K split needs split_sums: a zeroed view of " + std::to_string(split_bytes) +
-              " bytes (dmmv_int8mat_split_bytes) starting on " + std::to_string(limits.offset_alignment) +
-              "; give it one, or splits 1");
   uint64_t split_offset = 0;  // the next op's region of split_sums
   std::vector<Op> ops;
   for (uint32_t first = 0; first < p.ncols;) {
@@ -429,6 +421,13 @@ std::vector<Op> dmmv_intdot_ops(const ProjectionProblem& p, const QuantizedX& x,
       if (x.rms) bind_deferred_rms(op, *x.rms, p.cols);
       if (split) {
         const uint64_t region = split_region_bytes(m8, count, rows);
+        if (split_sums.buffer == nullptr || split_sums.offset % limits.offset_alignment != 0 ||
+            split_offset + region > split_sums.bytes) {
+          throw UsageError("dmmv_intdot: the int8 matrix kernel's K split needs split_sums: a zeroed view of " +
+                           std::to_string(dmmv_int8mat_split_bytes(p, requested, limits)) +
+                           " bytes (dmmv_int8mat_split_bytes) starting on " +
+                           std::to_string(limits.offset_alignment) + "; give it one, or splits 1");
+        }
         op.bindings.push_back(split_sums.slice(split_offset, region).read_write());
         split_offset += aligned_up(region, limits.offset_alignment);
       }

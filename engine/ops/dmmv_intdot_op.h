@@ -89,7 +89,7 @@ bool dmmv_coopmat_supported(const DeviceInfo& info, WeightFormat format, const D
 inline constexpr uint32_t kIntdotTallRows = 8192;
 
 // The int8 matrix kernel's default shape for `format` at `ncols` (8 or 16) columns on a matrix
-// of `rows` rows of `cols` inputs, and in from_cols and max_cols the pieces the engine gives it
+// of `rows` rows of `cols` inputs, and in from_cols the pieces the engine gives it
 // (see the source for the measurement). Rows of more than kIntdotWideCols inputs split K in
 // four where their steps divide so, else in two, else not.
 DmmvInt8MatTuning default_dmmv_int8mat_tuning(WeightFormat format, uint32_t ncols, uint32_t rows, uint32_t cols);
