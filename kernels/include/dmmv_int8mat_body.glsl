@@ -93,19 +93,32 @@ const uint B_STAGE4 = STEP_BLOCKS * COL_TILES * B_TILE4;  // its activation tile
 shared uvec4 a_stage[SUBGROUPS * A_STAGE4];
 shared uvec4 b_stage[SUBGROUPS * B_STAGE4];
 // The scale tables' entries: (mul, min) per row and block and (d, d sum q) per column and block
-// where the weights have mins (WEIGHT_MINS 1); mul and d alone where they have none, so that
-// no element reads or multiplies a zero min.
+// where the weights have mins (WEIGHT_MINS 1); mul and d alone where they have none, so that no
+// element reads or multiplies a zero min. A row's or column's entries of two consecutive blocks
+// are one vector (STEP_BLOCKS is even), so that at 8 columns an element reads both blocks' scales
+// in one shared load per table: measured 2-3% faster there on an H200 (docs/GPU_FIGURES.md).
 #if WEIGHT_MINS
+#define SCALE_PAIR vec4  // (entry of block 2j, entry of block 2j + 1)
 #define SCALE_ENTRY vec2
+// Block h's entry of a table's pair, loaded alone (not the pair, which would stay in registers).
+#define TABLE_ENTRY(table, pair, h) vec2(table[pair][2 * (h)], table[pair][2 * (h) + 1])
+vec2 pair_entry(vec4 pair, uint h) { return h == 0u ? pair.xy : pair.zw; }
 float scaled_block_sum(float sum, vec2 w, vec2 xd) { return xd.x * (w.x * sum) - w.y * xd.y; }
-vec2 column_entry(vec2 xs) { return xs; }
 #else
+#define SCALE_PAIR vec2
 #define SCALE_ENTRY float
+#define TABLE_ENTRY(table, pair, h) table[pair][h]
+float pair_entry(vec2 pair, uint h) { return h == 0u ? pair.x : pair.y; }
 float scaled_block_sum(float sum, float w, float xd) { return xd * (w * sum); }
-float column_entry(vec2 xs) { return xs.x; }
 #endif
-shared SCALE_ENTRY row_table[SUBGROUPS * ROWS * STEP_BLOCKS];     // of [row][b]
-shared SCALE_ENTRY col_table[SUBGROUPS * NUM_COLS * STEP_BLOCKS];  // of [column][b]
+// The two blocks' integer sums, scaled.
+vec2 scaled_pair_sums(vec2 sums, SCALE_PAIR w, SCALE_PAIR xd) {
+  return vec2(scaled_block_sum(sums.x, pair_entry(w, 0u), pair_entry(xd, 0u)),
+              scaled_block_sum(sums.y, pair_entry(w, 1u), pair_entry(xd, 1u)));
+}
+const uint STEP_PAIRS = STEP_BLOCKS / 2;
+shared SCALE_PAIR row_table[SUBGROUPS * ROWS * STEP_PAIRS];     // of [row][block pair]
+shared SCALE_PAIR col_table[SUBGROUPS * NUM_COLS * STEP_PAIRS];  // of [column][block pair]
 shared int tile_positions[128];                         // 8 r + c at (r, c), row-major
 shared float partial[SUBGROUPS * ROWS * NUM_COLS];      // each subgroup's sums, [s][c][row]
 
@@ -113,8 +126,8 @@ shared float partial[SUBGROUPS * ROWS * NUM_COLS];      // each subgroup's sums,
 // the ROWS rows from row0 and store_weights writes them into the subgroup's tiles at `base`
 // (tile t, b at base + (t * STEP_BLOCKS + b) * A_TILE4, row r of it TILE_LINE4 * r further, as
 // int8). fetch_scales loads what a row's scales for the step need (lane l reads rows l, l + 32)
-// and store_scales writes their SCALE_ENTRY per block at `at`: (mul, min), for weights
-// w = mul q - min, or mul alone where WEIGHT_MINS is 0.
+// and store_scales writes the row's STEP_PAIRS SCALE_PAIRs from row_table[at]: per block (mul,
+// min), for weights w = mul q - min, or mul alone where WEIGHT_MINS is 0.
 void fetch_weights(uint row0, uint step, out uvec4 raw[A_WORDS]);
 void store_weights(const uvec4 raw[A_WORDS], uint base);
 uvec4 fetch_scales(uint row, uint step);
@@ -156,11 +169,21 @@ void store_step(uint step) {
   }
   [[unroll]] for (uint n = 0; n < XS_WORDS; ++n) {
     const uint p = lane + 32 * n;
-    if (p < NUM_COLS * STEP_BLOCKS) col_table[s * NUM_COLS * STEP_BLOCKS + p] = column_entry(xs_raw[n]);
+    if (p >= NUM_COLS * STEP_BLOCKS) break;
+    // Column p / STEP_BLOCKS, block p % STEP_BLOCKS: its half of a pair, written component by
+    // component, so that no lane's store covers its neighbour's half. (Lanes loading whole pairs
+    // instead, two loads each on half the lanes, measured 3% slower at 16 columns.)
+    const uint pair = s * NUM_COLS * STEP_PAIRS + p / 2, h = p % 2;
+#if WEIGHT_MINS
+    col_table[pair][2 * h] = xs_raw[n].x;
+    col_table[pair][2 * h + 1] = xs_raw[n].y;
+#else
+    col_table[pair][h] = xs_raw[n].x;
+#endif
   }
   [[unroll]] for (uint n = 0; n < S_WORDS; ++n) {
     const uint row = lane + 32 * n;
-    if (row < ROWS) store_scales(s_raw[n], step, (s * ROWS + row) * STEP_BLOCKS);
+    if (row < ROWS) store_scales(s_raw[n], step, (s * ROWS + row) * STEP_PAIRS);
   }
 }
 
@@ -195,25 +218,55 @@ void main() {
     subgroupMemoryBarrierShared();
     subgroupBarrier();
     if (nth + SUBGROUPS < steps) fetch_step(step + SUBGROUPS, first_row);  // in flight during the products
-    [[unroll]] for (uint b = 0; b < STEP_BLOCKS; ++b) {
-      MAT_B x[COL_TILES];
-      [[unroll]] for (uint u = 0; u < COL_TILES; ++u) {
-        coopMatLoad(x[u], b_stage, s * B_STAGE4 + (b * COL_TILES + u) * B_TILE4, TILE_LINE4,
-                    gl_CooperativeMatrixLayoutColumnMajor);
-      }
-      [[unroll]] for (uint t = 0; t < ROW_TILES; ++t) {
-        MAT_A a;
-        coopMatLoad(a, a_stage, s * A_STAGE4 + (t * STEP_BLOCKS + b) * A_TILE4, TILE_LINE4,
-                    gl_CooperativeMatrixLayoutRowMajor);
-        [[unroll]] for (uint u = 0; u < COL_TILES; ++u) {
-          const IACC tile = coopMatMulAdd(a, x[u], IACC(DOT_BIAS));
+    // At 8 columns two blocks at a time, so that an element's scales for both come in one load
+    // per table. At 16, with two column tiles per weight tile, block by block as before: there
+    // the pairs' registers cost more than the loads they save (3% slower on an H200).
+    [[unroll]] for (uint j = 0; j < STEP_PAIRS; ++j) {
+      if (COL_TILES == 1) {
+        MAT_B x0, x1;  // the pair's two blocks (an array of them sized 2 * COL_TILES crashed NVIDIA's compiler)
+        coopMatLoad(x0, b_stage, s * B_STAGE4 + 2 * j * B_TILE4, TILE_LINE4, gl_CooperativeMatrixLayoutColumnMajor);
+        coopMatLoad(x1, b_stage, s * B_STAGE4 + (2 * j + 1) * B_TILE4, TILE_LINE4, gl_CooperativeMatrixLayoutColumnMajor);
+        [[unroll]] for (uint t = 0; t < ROW_TILES; ++t) {
+          MAT_A a0, a1;
+          coopMatLoad(a0, a_stage, s * A_STAGE4 + (t * STEP_BLOCKS + 2 * j) * A_TILE4, TILE_LINE4,
+                      gl_CooperativeMatrixLayoutRowMajor);
+          coopMatLoad(a1, a_stage, s * A_STAGE4 + (t * STEP_BLOCKS + 2 * j + 1) * A_TILE4, TILE_LINE4,
+                      gl_CooperativeMatrixLayoutRowMajor);
+          const IACC tile0 = coopMatMulAdd(a0, x0, IACC(DOT_BIAS));
+          const IACC tile1 = coopMatMulAdd(a1, x1, IACC(DOT_BIAS));
           [[unroll]] for (int i = 0; i < positions.length(); ++i) {
-            const uint r = 16 * t + uint(positions[i]) / 8u, c = 8 * u + uint(positions[i]) % 8u;
-            const SCALE_ENTRY w = row_table[(s * ROWS + r) * STEP_BLOCKS + b];
-            const SCALE_ENTRY xd = col_table[(s * NUM_COLS + c) * STEP_BLOCKS + b];
-            const float sum = biased_dot_float(tile[i]);  // exact: see DOT_BIAS
-            const uint k = t * COL_TILES + u;
-            sums[k][i] = floatBitsToInt(intBitsToFloat(sums[k][i]) + scaled_block_sum(sum, w, xd));
+            const uint r = 16 * t + uint(positions[i]) / 8u, c = uint(positions[i]) % 8u;
+            const SCALE_PAIR w = row_table[(s * ROWS + r) * STEP_PAIRS + j];
+            const SCALE_PAIR xd = col_table[(s * NUM_COLS + c) * STEP_PAIRS + j];
+            const vec2 scaled = scaled_pair_sums(  // exact integer sums: see DOT_BIAS
+                vec2(biased_dot_float(tile0[i]), biased_dot_float(tile1[i])), w, xd);
+            // Block 2j, then 2j + 1: the order of the adds is the one-block-at-a-time order.
+            sums[t][i] = floatBitsToInt((intBitsToFloat(sums[t][i]) + scaled.x) + scaled.y);
+          }
+        }
+      } else {
+        [[unroll]] for (uint h = 0; h < 2; ++h) {
+          const uint b = 2 * j + h;
+          MAT_B x[COL_TILES];
+          [[unroll]] for (uint u = 0; u < COL_TILES; ++u) {
+            coopMatLoad(x[u], b_stage, s * B_STAGE4 + (b * COL_TILES + u) * B_TILE4, TILE_LINE4,
+                        gl_CooperativeMatrixLayoutColumnMajor);
+          }
+          [[unroll]] for (uint t = 0; t < ROW_TILES; ++t) {
+            MAT_A a;
+            coopMatLoad(a, a_stage, s * A_STAGE4 + (t * STEP_BLOCKS + b) * A_TILE4, TILE_LINE4,
+                        gl_CooperativeMatrixLayoutRowMajor);
+            [[unroll]] for (uint u = 0; u < COL_TILES; ++u) {
+              const IACC tile = coopMatMulAdd(a, x[u], IACC(DOT_BIAS));
+              [[unroll]] for (int i = 0; i < positions.length(); ++i) {
+                const uint r = 16 * t + uint(positions[i]) / 8u, c = 8 * u + uint(positions[i]) % 8u;
+                const float scaled = scaled_block_sum(biased_dot_float(tile[i]),  // exact: see DOT_BIAS
+                                                      TABLE_ENTRY(row_table, (s * ROWS + r) * STEP_PAIRS + j, h),
+                                                      TABLE_ENTRY(col_table, (s * NUM_COLS + c) * STEP_PAIRS + j, h));
+                const uint k = t * COL_TILES + u;
+                sums[k][i] = floatBitsToInt(intBitsToFloat(sums[k][i]) + scaled);
+              }
+            }
           }
         }
       }

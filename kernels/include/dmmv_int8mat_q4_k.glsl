@@ -40,8 +40,9 @@ void store_weights(const uvec4 raw[A_WORDS], uint base) {
 uvec4 fetch_scales(uint row, uint step) { return w[q4k_block_base(row, step)]; }
 
 void store_scales(uvec4 raw, uint step, uint at) {
-  const float d = unpackHalf2x16(raw.x).x, dmin = unpackHalf2x16(raw.x).y;
-  [[unroll]] for (uint b = 0; b < STEP_BLOCKS; ++b) {
-    row_table[at + b] = q4k_scale_min((step * STEP_BLOCKS + b) & 7u, raw) * vec2(d, dmin);
+  const vec2 d_dmin = unpackHalf2x16(raw.x);
+  [[unroll]] for (uint j = 0; j < STEP_PAIRS; ++j) {
+    const uint b = (step * STEP_BLOCKS + 2 * j) & 7u;  // the pair's first sub-block in its block of 256
+    row_table[at + j] = vec4(q4k_scale_min(b, raw) * d_dmin, q4k_scale_min(b + 1u, raw) * d_dmin);
   }
 }

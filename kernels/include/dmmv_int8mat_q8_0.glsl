@@ -40,8 +40,5 @@ uvec4 fetch_scales(uint row, uint step) {
 }
 
 void store_scales(uvec4 raw, uint step, uint at) {
-  [[unroll]] for (uint b = 0; b < STEP_BLOCKS; ++b) {
-    const vec2 pair = unpackHalf2x16(raw[b / 2]);
-    row_table[at + b] = (b & 1u) == 0u ? pair.x : pair.y;
-  }
+  [[unroll]] for (uint j = 0; j < STEP_PAIRS; ++j) row_table[at + j] = unpackHalf2x16(raw[j]);  // blocks 2j, 2j + 1
 }
