@@ -99,15 +99,17 @@ shared uvec4 b_stage[SUBGROUPS * B_STAGE4];
 // in one shared load per table: measured 2-3% faster there on an H200 (docs/GPU_FIGURES.md).
 #if WEIGHT_MINS
 #define SCALE_PAIR vec4  // (entry of block 2j, entry of block 2j + 1)
-#define SCALE_ENTRY vec2
 // Block h's entry of a table's pair, loaded alone (not the pair, which would stay in registers).
 #define TABLE_ENTRY(table, pair, h) vec2(table[pair][2 * (h)], table[pair][2 * (h) + 1])
+// Column entry (d, d sum q) of block h into col_table's pair, component by component, so that no
+// lane's store covers its neighbour's half.
+#define STORE_COLUMN_ENTRY(pair, h, xs) { col_table[pair][2 * (h)] = (xs).x; col_table[pair][2 * (h) + 1] = (xs).y; }
 vec2 pair_entry(vec4 pair, uint h) { return h == 0u ? pair.xy : pair.zw; }
 float scaled_block_sum(float sum, vec2 w, vec2 xd) { return xd.x * (w.x * sum) - w.y * xd.y; }
 #else
 #define SCALE_PAIR vec2
-#define SCALE_ENTRY float
 #define TABLE_ENTRY(table, pair, h) table[pair][h]
+#define STORE_COLUMN_ENTRY(pair, h, xs) { col_table[pair][h] = (xs).x; }
 float pair_entry(vec2 pair, uint h) { return h == 0u ? pair.x : pair.y; }
 float scaled_block_sum(float sum, float w, float xd) { return xd * (w * sum); }
 #endif
@@ -170,16 +172,10 @@ void store_step(uint step) {
   [[unroll]] for (uint n = 0; n < XS_WORDS; ++n) {
     const uint p = lane + 32 * n;
     if (p >= NUM_COLS * STEP_BLOCKS) break;
-    // Column p / STEP_BLOCKS, block p % STEP_BLOCKS: its half of a pair, written component by
-    // component, so that no lane's store covers its neighbour's half. (Lanes loading whole pairs
-    // instead, two loads each on half the lanes, measured 3% slower at 16 columns.)
+    // Column p / STEP_BLOCKS, block p % STEP_BLOCKS: its half of a pair. (Lanes loading whole
+    // pairs instead, two loads each on half the lanes, measured 3% slower at 16 columns.)
     const uint pair = s * NUM_COLS * STEP_PAIRS + p / 2, h = p % 2;
-#if WEIGHT_MINS
-    col_table[pair][2 * h] = xs_raw[n].x;
-    col_table[pair][2 * h + 1] = xs_raw[n].y;
-#else
-    col_table[pair][h] = xs_raw[n].x;
-#endif
+    STORE_COLUMN_ENTRY(pair, h, xs_raw[n]);
   }
   [[unroll]] for (uint n = 0; n < S_WORDS; ++n) {
     const uint row = lane + 32 * n;
@@ -223,9 +219,12 @@ void main() {
     // the pairs' registers cost more than the loads they save (3% slower on an H200).
     [[unroll]] for (uint j = 0; j < STEP_PAIRS; ++j) {
       if (COL_TILES == 1) {
-        MAT_B x0, x1;  // the pair's two blocks (an array of them sized 2 * COL_TILES crashed NVIDIA's compiler)
-        coopMatLoad(x0, b_stage, s * B_STAGE4 + 2 * j * B_TILE4, TILE_LINE4, gl_CooperativeMatrixLayoutColumnMajor);
-        coopMatLoad(x1, b_stage, s * B_STAGE4 + (2 * j + 1) * B_TILE4, TILE_LINE4, gl_CooperativeMatrixLayoutColumnMajor);
+        // The pair's two blocks. (One array of them sized 2 * COL_TILES crashed NVIDIA's compiler.)
+        MAT_B x0, x1;
+        coopMatLoad(x0, b_stage, s * B_STAGE4 + 2 * j * B_TILE4, TILE_LINE4,
+                    gl_CooperativeMatrixLayoutColumnMajor);
+        coopMatLoad(x1, b_stage, s * B_STAGE4 + (2 * j + 1) * B_TILE4, TILE_LINE4,
+                    gl_CooperativeMatrixLayoutColumnMajor);
         [[unroll]] for (uint t = 0; t < ROW_TILES; ++t) {
           MAT_A a0, a1;
           coopMatLoad(a0, a_stage, s * A_STAGE4 + (t * STEP_BLOCKS + 2 * j) * A_TILE4, TILE_LINE4,
