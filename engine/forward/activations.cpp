@@ -4,6 +4,7 @@
 #include <initializer_list>
 
 #include "engine/ops/argmax_op.h"
+#include "engine/ops/moe_down_acc_norm_op.h"
 #include "engine/ops/moe_routing_ops.h"
 #include "engine/ops/quantize_x_op.h"
 
@@ -113,7 +114,7 @@ uint64_t Activations::bytes_needed(const ModelConfig& c, const ActivationSizes& 
     const uint64_t assignments = cols * c.moe.top_k;
     total += columns_bytes(w.experts, cols) + moe_routing_bytes(c.moe, s.max_cols, s.binding_alignment) +
              columns_bytes(w.expert_ffn, 1) * assignments * 3 + columns_bytes(w.hidden, 1) * assignments +
-             columns_bytes(1, cols);
+             columns_bytes(1, cols) + (s.quantized_inputs ? moe_down_acc_norm_arrivals_bytes(w.hidden) : 0);
   }
   if (w.channels) {
     total += columns_bytes(w.channels, cols) * 2 + columns_bytes(w.value, cols) * 3 +
@@ -175,6 +176,10 @@ Activations::Activations(Device& device, const ModelConfig& c, const ActivationS
     e_act = columns(device, w.expert_ffn, assignments, "expert act");
     e_out = columns(device, w.hidden, assignments, "expert out");
     if (c.moe.has_shared_expert()) shared_gate = columns(device, 1, cols, "shared expert gate");
+    if (s.quantized_inputs) {
+      moe_acc_arrivals =
+          Buffer(device, moe_down_acc_norm_arrivals_bytes(w.hidden), MemoryUse::Device, "moe acc arrivals");
+    }
   }
   if (w.channels) {
     conv_in = columns(device, w.channels, cols, "conv in");

@@ -85,6 +85,8 @@ class Activations {
   Columns2D e_gate, e_up, e_act;       // [max_cols * top_k][expert_ffn]
   Columns2D e_out;                     // [max_cols * top_k][hidden]
   Columns2D shared_gate;               // [max_cols][1]: the shared expert's gate logit
+  Buffer moe_acc_arrivals;  // decode's down with the accumulation: a counter per block of 32 hidden
+                            // rows (moe_down_acc_norm_op.h), zeroed; only with sizes().quantized_inputs
 
   // Gated DeltaNet (hybrid models)
   Columns2D conv_in, conv_out;         // [max_cols][channels]

@@ -109,14 +109,14 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& c
   for (uint32_t first = cols.first; first < cols.first + cols.count; first += piece) {
     const Columns tokens{first, std::min(piece, cols.first + cols.count - first)};
     const Columns assignments{0, tokens.count * m.top_k};
-    const auto emit_acc = [&] {
+    const auto emit_acc = [&](std::optional<MoeAccRecord::Down> down) {
       e.phase(Phase::MoeAcc);
       const MoeAccProblem acc{ForwardContext::columns(f.act.e_out, c.hidden, assignments),
                               ForwardContext::columns(f.act.x, tokens), m, c.hidden, tokens.count,
                               f.act.e_out.stride, f.act.x.stride};
       e(moe_acc_op(acc, routing), "moe_acc");
-      // The norm after it may move into it (norm_placement: producer; defer_norm).
-      if (!chunk.prefill && tokens.count == 1) e.last_moe_acc = MoeAccRecord{acc, routing, e.ops().size() - 1};
+      // The norm after it may move into it (norm_placement: producer; defer_norm), with down.
+      if (!chunk.prefill && tokens.count == 1) e.last_moe_acc = MoeAccRecord{acc, routing, e.ops().size() - 1, down};
     };
     // A prefill chunk through the matmul strategy takes the experts' tiled matmul on the matrix
     // units (where the device and the format have them); elsewhere, and in decode, the expert
@@ -143,11 +143,18 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& c
     };
     e.phase(Phase::MoeGateUp);
     if (emit_fused_gate_up(e, f, l, chunk, tokens, routing, f.act.e_act)) {  // it routes the token itself
+      // Down on act's int8 form (fused_gate_up_applies checked it takes int8 inputs), remembered
+      // for the norm after the accumulation to move both into one op (defer_norm).
       e.phase(Phase::MoeDown);
-      e(experts(TensorRole::MoeDownExps, f.act.e_act, assignments, f.act.e_out, MoeInput::Assignment, c.hidden,
-                m.expert_ffn),
-        "expert_down");
-      emit_acc();
+      const DeviceTensor& down = f.tensor(TensorRole::MoeDownExps, l);
+      const MoeDmmvProblem p{down.spec.format, down.view(),
+                             ForwardContext::columns(f.act.e_act, m.expert_ffn, assignments),
+                             ForwardContext::columns(f.act.e_out, c.hidden, assignments), m, c.hidden, m.expert_ffn,
+                             tokens.count, f.act.e_act.stride, f.act.e_out.stride, MoeInput::Assignment};
+      const QuantizedX q = f.quantized_input(e, ProjectionProblem{p.format, p.weights, p.x, p.y, p.rows, p.cols,
+                                                                  assignments.count, p.x_stride, p.y_stride, false});
+      e(moe_dmmv_intdot_ops(p, q, routing, f.limits), "expert_down");
+      emit_acc(MoeAccRecord::Down{p, q, e.ops().size() - 1});
       continue;
     }
     e.phase(Phase::MoeTopk);
@@ -176,7 +183,7 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& c
     e(experts(TensorRole::MoeDownExps, f.act.e_act, assignments, f.act.e_out, MoeInput::Assignment, c.hidden,
               m.expert_ffn),
       "expert_down");
-    emit_acc();
+    emit_acc(std::nullopt);
   }
 }
 

@@ -1,5 +1,8 @@
 #include "engine/forward/forward_context.h"
 
+#include <stdexcept>
+#include <string>
+
 #include "engine/ops/add_op.h"
 #include "engine/ops/dmmv_intdot_op.h"
 #include "engine/ops/dmmv_op.h"
@@ -27,6 +30,13 @@ void Emitter::replace(size_t index, Op op) {
   op.token = old.token;
   op.label = old.label;
   out_[index] = std::move(op);
+}
+
+void Emitter::merge_last_into(size_t index, Op op, const char* label) {
+  if (index + 1 >= out_.size()) throw std::logic_error("Emitter::merge_last_into: op " + std::to_string(index) + " is the last");
+  replace(index, std::move(op));
+  out_.at(index).label = label;
+  out_.pop_back();
 }
 
 TensorView ForwardContext::columns(const Columns2D& b, uint32_t width, Columns cols) {

@@ -15,6 +15,7 @@
 #include "engine/ops/embed_op.h"
 #include "engine/ops/glu_op.h"
 #include "engine/ops/moe_acc_op.h"
+#include "engine/ops/moe_dmmv_op.h"
 #include "engine/ops/projection.h"
 #include "engine/ops/quantize_x_op.h"
 #include "engine/ops/rmsnorm_op.h"
@@ -72,6 +73,14 @@ struct MoeAccRecord {
   MoeAccProblem problem;
   MoeRouting routing;
   size_t op_index = 0;  // its op in the list
+  // The experts' down projection on int8 inputs right before it, where there is one, so that
+  // both can move into one op with the norm (moe_down_acc_norm_op).
+  struct Down {
+    MoeDmmvProblem problem;
+    QuantizedX input;  // its x, quantized
+    size_t op_index = 0;
+  };
+  std::optional<Down> down;
 };
 
 // Tags every op with the phase, layer and token it belongs to, and remembers what the list it
@@ -90,6 +99,9 @@ class Emitter {
   const std::vector<Op>& ops() const { return out_; }
   // Puts `op` where op `index` is, with that op's phase, layer, token and label.
   void replace(size_t index, Op op);
+  // Puts `op`, labelled `label`, where op `index` is (with its phase, layer and token), in place
+  // of that op and the list's last, which `op` also does.
+  void merge_last_into(size_t index, Op op, const char* label);
 
   std::optional<QuantizedInput> last_quantized;  // the latest quantize_x of this list
   std::optional<ProjectionRecord> last_projection;  // the latest one-dispatch int8 decode projection

@@ -5,6 +5,7 @@
 
 #include "engine/ops/dmmv_intdot_op.h"
 #include "engine/ops/embed_norm_op.h"
+#include "engine/ops/moe_down_acc_norm_op.h"
 #include "engine/ops/quantizing_producer.h"
 #include "harness/errors.h"
 
@@ -113,8 +114,17 @@ bool ForwardContext::defer_norm(Emitter& e, const RmsNormProblem& norm, const Ch
     e.replace(producer, embed_norm_op(m->problem, epilogue, limits));
   } else if (const MoeAccRecord* a = last_op_moe_acc(e)) {  // the norm after a MoE layer
     if (!same_view(a->problem.x, norm.x) || a->problem.n != norm.n || !has_moe_acc_norm_kernel()) return false;
-    producer = a->op_index;
-    e.replace(producer, moe_acc_norm_op(a->problem, a->routing, epilogue));
+    if (a->down && a->down->op_index + 1 == a->op_index && act.moe_acc_arrivals.size() > 0 &&
+        moe_down_acc_norm_refusal(device, a->down->problem).empty()) {  // down, the accumulation and the norm
+      producer = a->down->op_index;
+      e.merge_last_into(producer,
+                        moe_down_acc_norm_op(a->down->problem, a->down->input, a->routing, a->problem, epilogue,
+                                             TensorView::whole(act.moe_acc_arrivals), limits),
+                        "expert_down_acc_norm");
+    } else {
+      producer = a->op_index;
+      e.replace(producer, moe_acc_norm_op(a->problem, a->routing, epilogue));
+    }
   } else {
     return false;
   }

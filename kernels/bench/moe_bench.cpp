@@ -5,7 +5,8 @@
 // intdot/moe_dmmv_intdot_*.comp) and, for chunks,
 // the experts' tiled matmul (moe_matmul_*.comp, coopmat/moe_matmul_coopmat_*.comp) in each
 // format a model's experts come in, and the weighted accumulation into the residual
-// (moe_acc.comp; in decode also writing the next norm, intdot/moe_acc_norm.comp); the DMMV's
+// (moe_acc.comp; in decode also writing the next norm, intdot/moe_acc_norm.comp, or all of it in
+// decode's down, intdot/moe_dmmv_intdot_<fmt>_acc_norm.comp); the DMMV's
 // workgroup shapes and the matmul's cooperative-matrix tiles as tuning families.
 //
 // An expert DMMV reads only the experts its tokens chose, so rotating copies of the stacked
@@ -23,6 +24,7 @@
 #include "engine/ops/moe_cost.h"
 #include "engine/ops/moe_dmmv_intdot_op.h"
 #include "engine/ops/moe_dmmv_op.h"
+#include "engine/ops/moe_down_acc_norm_op.h"
 #include "engine/ops/moe_matmul_op.h"
 #include "engine/ops/moe_routing_ops.h"
 #include "harness/immediate.h"
@@ -30,6 +32,7 @@
 #include "kernels/bench/benchmarks.h"
 #include "kernels/bench/rotation.h"
 #include "kernels/bench/synthetic_fill.h"
+#include "kernels/registry.h"
 
 namespace pb::bench {
 namespace {
@@ -109,12 +112,15 @@ uint32_t expert_invocations(BenchEnv& env, uint64_t expert_bytes, uint32_t token
 // `intdot` set the integer-dot DMMV in that shape (zeros: the engine's) on x quantized once
 // before timing, as decode's norm and SwiGLU write it; with `glu` too, decode's routing, gate
 // and up with the SwiGLU in one dispatch (moe_dmmv_intdot_glu_op: the gate and the up experts
-// stacked in one tensor, the token's router logits ranked, act written in int8).
+// stacked in one tensor, the token's router logits ranked, act written in int8); with
+// `acc_norm`, decode's down with the accumulation and the next norm in one dispatch
+// (moe_down_acc_norm_op: each invocation with arrival counters of its own).
 struct ExpertKernel {
   std::optional<MoeDmmvTuning> tuning;
   std::optional<MatmulChoice> matmul;
   std::optional<DmmvIntdotTuning> intdot;
   bool glu = false;
+  bool acc_norm = false;
 };
 
 BenchCase moe_dmmv_case(BenchEnv& env, WeightFormat format, ExpertRole role, uint32_t tokens,
@@ -153,6 +159,24 @@ BenchCase moe_dmmv_case(BenchEnv& env, WeightFormat format, ExpertRole role, uin
   c.invocations = expert_invocations(env, expert_bytes, tokens);
   double experts_read = 0;
   Transfer transfer(env.device(), 4096);
+  // The accumulation's residual, the norm's weight and int8 output, and the arrival counters.
+  std::optional<NormEpilogue> norm;
+  const Buffer* residual = nullptr;
+  const Buffer* arrivals = nullptr;
+  const uint64_t arrival_bytes = moe_down_acc_norm_arrivals_bytes(w.rows);
+  const uint64_t alignment = env.info().min_storage_buffer_offset_alignment;
+  const uint64_t arrival_stride = (arrival_bytes + alignment - 1) / alignment * alignment;  // a binding offset
+  if (kernel.acc_norm) {
+    residual = &keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, w.rows, 41, "residual"));
+    const Buffer& weight =
+        keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, w.rows, 42, "norm w"));
+    const Buffer& out =
+        keep(c, Buffer(env.device(), deferred_norm_bytes(w.rows, limits), MemoryUse::Device, "norm out"));
+    norm = NormEpilogue{TensorView::whole(weight), deferred_norm_in(TensorView::whole(out), w.rows, 1e-6f, limits)};
+    const uint64_t all = arrival_stride * c.invocations;
+    arrivals = &keep(c, Buffer(env.device(), all, MemoryUse::Device, "arrivals"));
+    transfer.fill(*arrivals, 0, all, 0);
+  }
   for (uint32_t i = 0; i < c.invocations; ++i) {
     const Routing r = make_routing(env, c, transfer, tokens, 1000 + i);
     const Buffer& copy = weights->copies[i % weights->copies.size()];
@@ -162,6 +186,10 @@ BenchCase moe_dmmv_case(BenchEnv& env, WeightFormat format, ExpertRole role, uin
     if (kernel.glu) {
       ops = {moe_dmmv_intdot_glu_op(p, TensorView::whole(copy), *xq, r.logits, r.views, limits,
                                     GluEpilogue{GluActivation::Silu, *act})};
+    } else if (kernel.acc_norm) {
+      const MoeAccProblem acc{TensorView::whole(y), TensorView::whole(*residual), m, w.rows, 1, y_stride, w.rows};
+      ops = {moe_down_acc_norm_op(p, *xq, r.views, acc, *norm, TensorView{arrivals, i * arrival_stride, arrival_bytes},
+                                  limits)};
     } else if (kernel.matmul) {
       ops = moe_matmul_ops(p, r.views, limits, *kernel.matmul);
     } else if (kernel.intdot) {
@@ -181,6 +209,10 @@ BenchCase moe_dmmv_case(BenchEnv& env, WeightFormat format, ExpertRole role, uin
   // The GLU form reads gate and up and writes act in int8 instead of y.
   const double y_bytes = kernel.glu ? cost.y_bytes / 4 * (1.0 + 8.0 / 32.0) : cost.y_bytes;
   c.cost = {stacks * (cost.weight_bytes * experts) + x_bytes + y_bytes, stacks * cost.flops};
+  if (kernel.acc_norm) {  // and the accumulation's, which reads the rows back
+    const KernelCost acc = moe_acc_norm_cost(w.rows, m.top_k);
+    c.cost = {c.cost.bytes + acc.bytes, c.cost.flops + acc.flops};
+  }
   return c;
 }
 
@@ -293,6 +325,15 @@ void register_moe_benchmarks(GpuBenchmarks& benchmarks) {
                          [=](BenchEnv& env) {
                            return moe_dmmv_case(env, format, role, tokens,
                                                 {std::nullopt, std::nullopt, DmmvIntdotTuning{}, true});
+                         });
+        }
+        if (role == ExpertRole::Down && tokens == 1 && find_kernel(moe_down_acc_norm_kernel_name(format)) != nullptr) {
+          benchmarks.add("moe_dmmv_intdot_acc_norm/" + std::string(format_name(format)) + "/" + shape_name(s, role) +
+                             "/" + routing_name(s, tokens),
+                         [=](BenchEnv& env) {
+                           ExpertKernel k{std::nullopt, std::nullopt, DmmvIntdotTuning{}};
+                           k.acc_norm = true;
+                           return moe_dmmv_case(env, format, role, tokens, k);
                          });
         }
         const std::string name = "moe_dmmv_intdot/" + std::string(format_name(format)) + "/" + shape_name(s, role) +

@@ -50,7 +50,12 @@ layout(constant_id = 4) const int ACCUMULATE = 0;  // 1: y += W x (fused residua
 layout(constant_id = 5) const int UNROLL = 2;      // chunks per thread whose loads go out together
 layout(local_size_x_id = 2) in;                    // threads per workgroup (spec id 2)
 
+// Coherent where another workgroup of the dispatch reads y back (moe_dmmv_intdot_acc_norm.glsl).
+#ifdef MOE_ACC_NORM_EPILOGUE
+layout(binding = 3) coherent buffer Y { float y[]; };  // column c at c * y_stride floats
+#else
 layout(binding = 3) buffer Y { float y[]; };  // column c at c * y_stride floats
+#endif
 
 #include "row_accumulators.glsl"
 

@@ -12,6 +12,8 @@
 // Workgroup (row block, item): gl_WorkGroupID.x * ROWS is the first row, gl_WorkGroupID.y the
 // item. The grid is static, min(E, C*K) items; items at or past counter[0] exit at once, so a
 // decode token costs K item rows, not E. Included by dmmv_intdot_body.glsl in place of its main.
+// With MOE_ACC_NORM_EPILOGUE, decode's down also adds the experts into the residual and writes
+// the next norm's int8 input (moe_dmmv_intdot_acc_norm.glsl).
 layout(constant_id = 1) const int INPUT_PER_ASSIGNMENT = 0;  // 0: x column t = a / K; 1: a
 
 layout(binding = 4) readonly buffer Items { uvec4 items[]; };  // (expert, count, first, 0)
@@ -25,6 +27,10 @@ uint pass_assign[NUM_COLS];
 uint pass_input[NUM_COLS];
 
 uint moe_input_column(uint c) { return pass_input[c]; }
+
+#ifdef MOE_ACC_NORM_EPILOGUE
+#include "moe_dmmv_intdot_acc_norm.glsl"
+#endif
 
 void main() {
   const uint item = gl_WorkGroupID.y;
@@ -59,4 +65,7 @@ void main() {
     }
     barrier();  // partial is reused by the next pass
   }
+#ifdef MOE_ACC_NORM_EPILOGUE
+  accumulate_when_block_done(first_row);
+#endif
 }

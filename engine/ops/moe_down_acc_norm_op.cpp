@@ -1,0 +1,85 @@
+#include "engine/ops/moe_down_acc_norm_op.h"
+
+#include <string>
+
+#include "harness/errors.h"
+#include "kernels/registry.h"
+
+namespace pb {
+namespace {
+
+constexpr uint32_t kBlock = kQuantizedXBlock;  // rows per arrival counter: one block of the norm
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw UsageError("moe_down_acc_norm: " + what);
+}
+
+}  // namespace
+
+const char* moe_down_acc_norm_kernel_name(WeightFormat format) {
+  switch (format) {
+    case WeightFormat::Q4_K: return "moe_dmmv_intdot_q4_k_acc_norm";
+    case WeightFormat::Q8_0: return "moe_dmmv_intdot_q8_0_acc_norm";
+    case WeightFormat::Q6_K: return "moe_dmmv_intdot_q6_k_acc_norm";
+    default: return nullptr;
+  }
+}
+
+uint64_t moe_down_acc_norm_arrivals_bytes(uint32_t rows) { return (uint64_t(rows / kBlock) * 4 + 15) / 16 * 16; }
+
+std::string moe_down_acc_norm_refusal(const DeviceInfo& info, const MoeDmmvProblem& down) {
+  const char* name = moe_down_acc_norm_kernel_name(down.format);
+  if (name == nullptr || find_kernel(name) == nullptr) {
+    return std::string("no expert down kernel with the accumulation and the norm for ") +
+           std::string(format_name(down.format)) +
+           " weights here (Q4_K, Q6_K and Q8_0 have one where the integer-dot kernels are compiled in)";
+  }
+  if (!moe_dmmv_intdot_supported(info, down.format)) return "the experts' integer-dot kernel does not run here";
+  if (down.input != MoeInput::Assignment || down.ncols != 1 || down.rows % kBlock != 0) {
+    return "it takes one token's down projection (input per assignment), rows a multiple of 32 (" +
+           std::to_string(down.rows) + ")";
+  }
+  const DmmvIntdotTuning t = moe_dmmv_intdot_tuning(down.format, 1, down.cols);
+  if (t.threads % kBlock != 0 || kBlock % t.rows != 0) {
+    return "the experts' shape here (" + std::to_string(t.threads) + " invocations, " + std::to_string(t.rows) +
+           " rows) is not whole teams of 32 with rows dividing 32";
+  }
+  return {};
+}
+
+Op moe_down_acc_norm_op(const MoeDmmvProblem& down, const QuantizedX& x, const MoeRouting& routing,
+                        const MoeAccProblem& acc, const NormEpilogue& norm, const TensorView& arrivals,
+                        const BindingLimits& limits) {
+  // The format, kernel and shape checks; the device's are the caller's (moe_down_acc_norm_refusal).
+  const char* name = moe_down_acc_norm_kernel_name(down.format);
+  require(name != nullptr && find_kernel(name) != nullptr,
+          std::string("no kernel for ") + std::string(format_name(down.format)) + " weights compiled in");
+  require(down.input == MoeInput::Assignment && down.ncols == 1 && down.rows % kBlock == 0,
+          "it takes one token's down projection (input per assignment), rows a multiple of 32 (" +
+              std::to_string(down.rows) + ")");
+  require(acc.ncols == 1 && acc.n == down.rows && acc.shape.top_k == down.shape.top_k &&
+              acc.out.buffer == down.y.buffer && acc.out.offset == down.y.offset && acc.out_stride == down.y_stride,
+          "the accumulation must read this projection's outputs (its out view and stride, n = rows = " +
+              std::to_string(down.rows) + ", one token, the same K)");
+  const std::vector<Op> plain = moe_dmmv_intdot_ops(down, x, routing, limits);
+  require(plain.size() == 1, "the experts must lie in one binding (" + std::to_string(plain.size()) + " slices)");
+  const DmmvIntdotTuning t = moe_dmmv_intdot_tuning(down.format, 1, down.cols);
+  require(t.threads % kBlock == 0 && kBlock % t.rows == 0,
+          "the experts' shape (" + std::to_string(t.threads) + " invocations, " + std::to_string(t.rows) +
+              " rows) must be whole teams of 32 with rows dividing 32");
+  const uint64_t arrival_bytes = moe_down_acc_norm_arrivals_bytes(down.rows);
+  require(arrivals.buffer != nullptr && arrivals.bytes >= arrival_bytes,
+          "the arrival counters need " + std::to_string(arrival_bytes) + " zeroed bytes");
+  // moe_acc_norm_op's checks, and its bindings: route_w, out, x, the norm's weight, quants,
+  // scales and block squares.
+  const Op acc_norm = moe_acc_norm_op(acc, routing, norm);
+  Op op = plain.front();
+  op.kernel = find_kernel(name);
+  op.bindings.at(3).access = Access::ReadWrite;  // the block's last workgroup reads the experts' rows back
+  for (size_t b : {0, 2, 3, 4, 5, 6}) op.bindings.push_back(acc_norm.bindings.at(b));  // bindings 7 to 12
+  op.bindings.push_back(arrivals.slice(0, arrival_bytes).read_write());                // 13
+  op.label = "moe_dmmv_intdot_acc_norm";
+  return op;
+}
+
+}  // namespace pb
