@@ -25,6 +25,19 @@ const char* moe_down_acc_norm_kernel_name(WeightFormat format) {
   }
 }
 
+// From the moe_dmmv_intdot_acc_norm_tuning sweep on an H200 at qwen3-30b-a3b's down (2048 x 768,
+// K = 8; docs/GPU_FIGURES.md): 8 rows a workgroup, where the plain down takes 4 (Q4_K) or 2
+// (Q8_0), so a block waits for 4 workgroups of each expert instead of 8 or 16. Q4_K 11.8 ->
+// 11.2 us (32 x 8, unroll 2), Q8_0 15.7 -> 11.9 (64 x 8 x 2), Q6_K 19.0 -> 12.5 (32 x 8 x 1),
+// against the plain down's 8.6, 9.1 and 12.3 us and moe_acc_norm's 3.25 after it.
+DmmvIntdotTuning moe_down_acc_norm_tuning(WeightFormat format, uint32_t cols) {
+  DmmvIntdotTuning t = moe_dmmv_intdot_tuning(format, 1, cols);
+  if (format == WeightFormat::Q4_K) t = {32, 8, 2, t.chunk};
+  if (format == WeightFormat::Q8_0) t = {64, 8, 2, t.chunk};
+  if (format == WeightFormat::Q6_K) t = {32, 8, 1, t.chunk};
+  return t;
+}
+
 uint64_t moe_down_acc_norm_arrivals_bytes(uint32_t rows) { return (uint64_t(rows / kBlock) * 4 + 15) / 16 * 16; }
 
 std::string moe_down_acc_norm_refusal(const DeviceInfo& info, const MoeDmmvProblem& down) {
@@ -39,7 +52,7 @@ std::string moe_down_acc_norm_refusal(const DeviceInfo& info, const MoeDmmvProbl
     return "it takes one token's down projection (input per assignment), rows a multiple of 32 (" +
            std::to_string(down.rows) + ")";
   }
-  const DmmvIntdotTuning t = moe_dmmv_intdot_tuning(down.format, 1, down.cols);
+  const DmmvIntdotTuning t = moe_down_acc_norm_tuning(down.format, down.cols);
   if (t.threads % kBlock != 0 || kBlock % t.rows != 0) {
     return "the experts' shape here (" + std::to_string(t.threads) + " invocations, " + std::to_string(t.rows) +
            " rows) is not whole teams of 32 with rows dividing 32";
@@ -49,7 +62,7 @@ std::string moe_down_acc_norm_refusal(const DeviceInfo& info, const MoeDmmvProbl
 
 Op moe_down_acc_norm_op(const MoeDmmvProblem& down, const QuantizedX& x, const MoeRouting& routing,
                         const MoeAccProblem& acc, const NormEpilogue& norm, const TensorView& arrivals,
-                        const BindingLimits& limits) {
+                        const BindingLimits& limits, const DmmvIntdotTuning& requested) {
   // The format, kernel and shape checks; the device's are the caller's (moe_down_acc_norm_refusal).
   const char* name = moe_down_acc_norm_kernel_name(down.format);
   require(name != nullptr && find_kernel(name) != nullptr,
@@ -61,9 +74,11 @@ Op moe_down_acc_norm_op(const MoeDmmvProblem& down, const QuantizedX& x, const M
               acc.out.buffer == down.y.buffer && acc.out.offset == down.y.offset && acc.out_stride == down.y_stride,
           "the accumulation must read this projection's outputs (its out view and stride, n = rows = " +
               std::to_string(down.rows) + ", one token, the same K)");
-  const std::vector<Op> plain = moe_dmmv_intdot_ops(down, x, routing, limits);
+  const DmmvIntdotTuning d = moe_down_acc_norm_tuning(down.format, down.cols);
+  const DmmvIntdotTuning t{requested.threads ? requested.threads : d.threads, requested.rows ? requested.rows : d.rows,
+                           requested.unroll ? requested.unroll : d.unroll, d.chunk};
+  const std::vector<Op> plain = moe_dmmv_intdot_ops(down, x, routing, limits, t);
   require(plain.size() == 1, "the experts must lie in one binding (" + std::to_string(plain.size()) + " slices)");
-  const DmmvIntdotTuning t = moe_dmmv_intdot_tuning(down.format, 1, down.cols);
   require(t.threads % kBlock == 0 && kBlock % t.rows == 0,
           "the experts' shape (" + std::to_string(t.threads) + " invocations, " + std::to_string(t.rows) +
               " rows) must be whole teams of 32 with rows dividing 32");

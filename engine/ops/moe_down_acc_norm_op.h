@@ -21,7 +21,7 @@ uint64_t moe_down_acc_norm_arrivals_bytes(uint32_t rows);
 
 // Why `down` cannot take the fused op here, or empty where it can: the kernel compiled in, the
 // experts' integer-dot kernel supported, down's input per assignment over one token, rows a
-// multiple of 32, and the engine's shape for it (moe_dmmv_intdot_tuning) of whole teams of 32
+// multiple of 32, and the engine's shape for it (moe_down_acc_norm_tuning) of whole teams of 32
 // invocations whose rows divide 32 (the kernel's last workgroup per block quantizes it).
 std::string moe_down_acc_norm_refusal(const DeviceInfo& info, const MoeDmmvProblem& down);
 
@@ -29,9 +29,13 @@ std::string moe_down_acc_norm_refusal(const DeviceInfo& info, const MoeDmmvProbl
 // `x`), then `acc` (the accumulation of its outputs: acc.out must be down.y at down.y_stride,
 // acc.n = down.rows) and the norm after it, as moe_acc_norm_op writes it. `arrivals` holds
 // moe_down_acc_norm_arrivals_bytes zeroed bytes, which every dispatch leaves zeroed. The
-// experts must be one binding (no slices). Throws UsageError naming what does not hold.
+// experts must be one binding (no slices). `tuning` zeros take moe_down_acc_norm_tuning. Throws
+// UsageError naming what does not hold.
 Op moe_down_acc_norm_op(const MoeDmmvProblem& down, const QuantizedX& x, const MoeRouting& routing,
                         const MoeAccProblem& acc, const NormEpilogue& norm, const TensorView& arrivals,
-                        const BindingLimits& limits);
+                        const BindingLimits& limits, const DmmvIntdotTuning& tuning = {});
+
+// The workgroup shape the engine takes for it (see the source).
+DmmvIntdotTuning moe_down_acc_norm_tuning(WeightFormat format, uint32_t cols);
 
 }  // namespace pb

@@ -189,7 +189,7 @@ BenchCase moe_dmmv_case(BenchEnv& env, WeightFormat format, ExpertRole role, uin
     } else if (kernel.acc_norm) {
       const MoeAccProblem acc{TensorView::whole(y), TensorView::whole(*residual), m, w.rows, 1, y_stride, w.rows};
       ops = {moe_down_acc_norm_op(p, *xq, r.views, acc, *norm, TensorView{arrivals, i * arrival_stride, arrival_bytes},
-                                  limits)};
+                                  limits, *kernel.intdot)};
     } else if (kernel.matmul) {
       ops = moe_matmul_ops(p, r.views, limits, *kernel.matmul);
     } else if (kernel.intdot) {
@@ -328,13 +328,27 @@ void register_moe_benchmarks(GpuBenchmarks& benchmarks) {
                          });
         }
         if (role == ExpertRole::Down && tokens == 1 && find_kernel(moe_down_acc_norm_kernel_name(format)) != nullptr) {
-          benchmarks.add("moe_dmmv_intdot_acc_norm/" + std::string(format_name(format)) + "/" + shape_name(s, role) +
-                             "/" + routing_name(s, tokens),
-                         [=](BenchEnv& env) {
-                           ExpertKernel k{std::nullopt, std::nullopt, DmmvIntdotTuning{}};
-                           k.acc_norm = true;
-                           return moe_dmmv_case(env, format, role, tokens, k);
-                         });
+          // Decode's down with the accumulation and the norm: the engine's shape, and the
+          // shapes of whole teams of 32 whose rows divide a block as a tuning family.
+          const std::string acc_norm = std::string(format_name(format)) + "/" + shape_name(s, role) + "/" +
+                                       routing_name(s, tokens);
+          const auto add_acc_norm = [&](const std::string& name, DmmvIntdotTuning t) {
+            benchmarks.add(name, [=](BenchEnv& env) {
+              ExpertKernel k{std::nullopt, std::nullopt, t};
+              k.acc_norm = true;
+              return moe_dmmv_case(env, format, role, tokens, k);
+            });
+          };
+          add_acc_norm("moe_dmmv_intdot_acc_norm/" + acc_norm, {});
+          for (const uint32_t threads : {32u, 64u, 128u}) {
+            for (const uint32_t rows : {2u, 4u, 8u}) {
+              for (const uint32_t unroll : {1u, 2u}) {
+                add_acc_norm("moe_dmmv_intdot_acc_norm_tuning/" + acc_norm + "/threads:" + std::to_string(threads) +
+                                 "/rows:" + std::to_string(rows) + "/unroll:" + std::to_string(unroll),
+                             {threads, rows, unroll});
+              }
+            }
+          }
         }
         const std::string name = "moe_dmmv_intdot/" + std::string(format_name(format)) + "/" + shape_name(s, role) +
                                  "/" + routing_name(s, tokens);
