@@ -33,7 +33,9 @@ void Emitter::replace(size_t index, Op op) {
 }
 
 void Emitter::merge_last_into(size_t index, Op op, const char* label) {
-  if (index + 1 >= out_.size()) throw std::logic_error("Emitter::merge_last_into: op " + std::to_string(index) + " is the last");
+  if (index + 1 >= out_.size()) {
+    throw std::logic_error("Emitter::merge_last_into: op " + std::to_string(index) + " is the last");
+  }
   replace(index, std::move(op));
   out_.at(index).label = label;
   out_.pop_back();

@@ -259,7 +259,9 @@ TEST(Placement, MoeDecodeRunsItsExpertsOnInt8InputsAndTheirSwigluInGateAndUp) {
   EXPECT_EQ(kernels(norms, "embed_norm", false), steps);
   EXPECT_EQ(kernels(norms, "moe_acc", false), 0);  // neither moe_acc nor moe_acc_norm
   int downs_with_norms = 0;
-  for (const auto& [name, k] : norms) downs_with_norms += name.starts_with("moe_dmmv_intdot_") && name.ends_with("_acc_norm") ? k : 0;
+  for (const auto& [name, k] : norms) {
+    downs_with_norms += name.starts_with("moe_dmmv_intdot_") && name.ends_with("_acc_norm") ? k : 0;
+  }
   EXPECT_EQ(downs_with_norms, layers * steps);  // every down, each writing a norm
   // The same dense projections, some in their norm-writing or RMS-dividing forms.
   EXPECT_EQ(kernels(norms, "dmmv_intdot_", false), kernels(fused, "dmmv_intdot_", false));
