@@ -16,7 +16,7 @@
 // waits for another (dmmv_int8mat_body.glsl's K split and argmax_slices.comp do the same), and
 // the sum is the same whichever arrives last. One token, one binding of all experts (no
 // slices), rows a multiple of 32, ROWS dividing 32 and a workgroup of whole teams of 32
-// (engine/ops/moe_dmmv_intdot_op.cpp checks).
+// (engine/ops/moe_down_acc_norm_op.cpp checks).
 #ifndef PB_MOE_DMMV_INTDOT_ACC_NORM_GLSL
 #define PB_MOE_DMMV_INTDOT_ACC_NORM_GLSL
 
