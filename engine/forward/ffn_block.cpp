@@ -123,9 +123,9 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& c
     // DMMV, on int8 inputs where experts_int8 says (their quantization is the norm's or the
     // SwiGLU's own where those wrote it, else a quantize_x). The scalar form of the experts'
     // matmul measured slower than the DMMV on an H200 (docs/GPU_FIGURES.md), so the engine does
-    // not take it.
+    // not take it. `int8` receives the problem and its quantized input where the int8 DMMV runs.
     auto experts = [&](TensorRole role, const Columns2D& x, Columns x_cols, const Columns2D& y, MoeInput input,
-                       uint32_t rows, uint32_t in) {
+                       uint32_t rows, uint32_t in, std::optional<MoeAccRecord::Down>* int8 = nullptr) {
       const DeviceTensor& w = f.tensor(role, l);
       const MoeDmmvProblem p{w.spec.format, w.view(), ForwardContext::columns(x, in, x_cols),
                              ForwardContext::columns(y, rows, assignments), m, rows, in, tokens.count,
@@ -137,24 +137,22 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& c
       if (experts_int8(f, w, chunk, x_cols)) {
         const QuantizedX& q = f.quantized_input(
             e, ProjectionProblem{p.format, p.weights, p.x, p.y, rows, in, x_cols.count, x.stride, y.stride, false});
+        if (int8 != nullptr) *int8 = MoeAccRecord::Down{p, q};
         return moe_dmmv_intdot_ops(p, q, routing, f.limits);
       }
       return moe_dmmv_ops(p, routing, f.options.num_cols, f.limits, moe_dmmv_tuning(f.device, p.format, tokens.count));
     };
     e.phase(Phase::MoeGateUp);
     if (emit_fused_gate_up(e, f, l, chunk, tokens, routing, f.act.e_act)) {  // it routes the token itself
-      // Down on act's int8 form (fused_gate_up_applies checked it takes int8 inputs), remembered
-      // for the norm after the accumulation to move both into one op (defer_norm).
+      // Down on act's int8 form, remembered for the norm after the accumulation to move both
+      // into one op (defer_norm).
       e.phase(Phase::MoeDown);
-      const DeviceTensor& down = f.tensor(TensorRole::MoeDownExps, l);
-      const MoeDmmvProblem p{down.spec.format, down.view(),
-                             ForwardContext::columns(f.act.e_act, m.expert_ffn, assignments),
-                             ForwardContext::columns(f.act.e_out, c.hidden, assignments), m, c.hidden, m.expert_ffn,
-                             tokens.count, f.act.e_act.stride, f.act.e_out.stride, MoeInput::Assignment};
-      const QuantizedX q = f.quantized_input(e, ProjectionProblem{p.format, p.weights, p.x, p.y, p.rows, p.cols,
-                                                                  assignments.count, p.x_stride, p.y_stride, false});
-      e(moe_dmmv_intdot_ops(p, q, routing, f.limits), "expert_down");
-      emit_acc(MoeAccRecord::Down{p, q, e.ops().size() - 1});
+      std::optional<MoeAccRecord::Down> down;
+      e(experts(TensorRole::MoeDownExps, f.act.e_act, assignments, f.act.e_out, MoeInput::Assignment, c.hidden,
+                m.expert_ffn, &down),
+        "expert_down");
+      if (down) down->op_index = e.ops().size() - 1;
+      emit_acc(down);
       continue;
     }
     e.phase(Phase::MoeTopk);

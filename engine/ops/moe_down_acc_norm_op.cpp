@@ -14,6 +14,27 @@ void require(bool ok, const std::string& what) {
   if (!ok) throw UsageError("moe_down_acc_norm: " + what);
 }
 
+// Why the kernel cannot take `down` in shape `t`, or empty where it can: the kernel compiled in,
+// one token's down (input per assignment), rows whole blocks of the norm, and workgroups of
+// whole teams of 32 whose rows divide a block (its last workgroup per block quantizes it).
+std::string problem_refusal(const MoeDmmvProblem& down, const DmmvIntdotTuning& t) {
+  const char* name = moe_down_acc_norm_kernel_name(down.format);
+  if (name == nullptr || find_kernel(name) == nullptr) {
+    return std::string("no expert down kernel with the accumulation and the norm for ") +
+           std::string(format_name(down.format)) +
+           " weights here (Q4_K, Q6_K and Q8_0 have one where the integer-dot kernels are compiled in)";
+  }
+  if (down.input != MoeInput::Assignment || down.ncols != 1 || down.rows % kBlock != 0) {
+    return "it takes one token's down projection (input per assignment), rows a multiple of 32 (" +
+           std::to_string(down.rows) + ")";
+  }
+  if (t.threads % kBlock != 0 || kBlock % t.rows != 0) {
+    return "the shape (" + std::to_string(t.threads) + " invocations, " + std::to_string(t.rows) +
+           " rows) must be whole teams of 32 with rows dividing 32";
+  }
+  return {};
+}
+
 }  // namespace
 
 const char* moe_down_acc_norm_kernel_name(WeightFormat format) {
@@ -41,47 +62,25 @@ DmmvIntdotTuning moe_down_acc_norm_tuning(WeightFormat format, uint32_t cols) {
 uint64_t moe_down_acc_norm_arrivals_bytes(uint32_t rows) { return (uint64_t(rows / kBlock) * 4 + 15) / 16 * 16; }
 
 std::string moe_down_acc_norm_refusal(const DeviceInfo& info, const MoeDmmvProblem& down) {
-  const char* name = moe_down_acc_norm_kernel_name(down.format);
-  if (name == nullptr || find_kernel(name) == nullptr) {
-    return std::string("no expert down kernel with the accumulation and the norm for ") +
-           std::string(format_name(down.format)) +
-           " weights here (Q4_K, Q6_K and Q8_0 have one where the integer-dot kernels are compiled in)";
-  }
   if (!moe_dmmv_intdot_supported(info, down.format)) return "the experts' integer-dot kernel does not run here";
-  if (down.input != MoeInput::Assignment || down.ncols != 1 || down.rows % kBlock != 0) {
-    return "it takes one token's down projection (input per assignment), rows a multiple of 32 (" +
-           std::to_string(down.rows) + ")";
-  }
-  const DmmvIntdotTuning t = moe_down_acc_norm_tuning(down.format, down.cols);
-  if (t.threads % kBlock != 0 || kBlock % t.rows != 0) {
-    return "the experts' shape here (" + std::to_string(t.threads) + " invocations, " + std::to_string(t.rows) +
-           " rows) is not whole teams of 32 with rows dividing 32";
-  }
-  return {};
+  return problem_refusal(down, moe_down_acc_norm_tuning(down.format, down.cols));
 }
 
 Op moe_down_acc_norm_op(const MoeDmmvProblem& down, const QuantizedX& x, const MoeRouting& routing,
                         const MoeAccProblem& acc, const NormEpilogue& norm, const TensorView& arrivals,
                         const BindingLimits& limits, const DmmvIntdotTuning& requested) {
-  // The format, kernel and shape checks; the device's are the caller's (moe_down_acc_norm_refusal).
-  const char* name = moe_down_acc_norm_kernel_name(down.format);
-  require(name != nullptr && find_kernel(name) != nullptr,
-          std::string("no kernel for ") + std::string(format_name(down.format)) + " weights compiled in");
-  require(down.input == MoeInput::Assignment && down.ncols == 1 && down.rows % kBlock == 0,
-          "it takes one token's down projection (input per assignment), rows a multiple of 32 (" +
-              std::to_string(down.rows) + ")");
+  // The kernel, problem and shape checks; the device's are the caller's (moe_down_acc_norm_refusal).
+  const DmmvIntdotTuning d = moe_down_acc_norm_tuning(down.format, down.cols);
+  const DmmvIntdotTuning t{requested.threads ? requested.threads : d.threads, requested.rows ? requested.rows : d.rows,
+                           requested.unroll ? requested.unroll : d.unroll, d.chunk};
+  const std::string refusal = problem_refusal(down, t);
+  require(refusal.empty(), refusal);
   require(acc.ncols == 1 && acc.n == down.rows && acc.shape.top_k == down.shape.top_k &&
               acc.out.buffer == down.y.buffer && acc.out.offset == down.y.offset && acc.out_stride == down.y_stride,
           "the accumulation must read this projection's outputs (its out view and stride, n = rows = " +
               std::to_string(down.rows) + ", one token, the same K)");
-  const DmmvIntdotTuning d = moe_down_acc_norm_tuning(down.format, down.cols);
-  const DmmvIntdotTuning t{requested.threads ? requested.threads : d.threads, requested.rows ? requested.rows : d.rows,
-                           requested.unroll ? requested.unroll : d.unroll, d.chunk};
   const std::vector<Op> plain = moe_dmmv_intdot_ops(down, x, routing, limits, t);
   require(plain.size() == 1, "the experts must lie in one binding (" + std::to_string(plain.size()) + " slices)");
-  require(t.threads % kBlock == 0 && kBlock % t.rows == 0,
-          "the experts' shape (" + std::to_string(t.threads) + " invocations, " + std::to_string(t.rows) +
-              " rows) must be whole teams of 32 with rows dividing 32");
   const uint64_t arrival_bytes = moe_down_acc_norm_arrivals_bytes(down.rows);
   require(arrivals.buffer != nullptr && arrivals.bytes >= arrival_bytes,
           "the arrival counters need " + std::to_string(arrival_bytes) + " zeroed bytes");
@@ -89,7 +88,7 @@ Op moe_down_acc_norm_op(const MoeDmmvProblem& down, const QuantizedX& x, const M
   // scales and block squares.
   const Op acc_norm = moe_acc_norm_op(acc, routing, norm);
   Op op = plain.front();
-  op.kernel = find_kernel(name);
+  op.kernel = find_kernel(moe_down_acc_norm_kernel_name(down.format));
   op.bindings.at(3).access = Access::ReadWrite;  // the block's last workgroup reads the experts' rows back
   for (size_t b : {0, 2, 3, 4, 5, 6}) op.bindings.push_back(acc_norm.bindings.at(b));  // bindings 7 to 12
   op.bindings.push_back(arrivals.slice(0, arrival_bytes).read_write());                // 13

@@ -5,7 +5,6 @@
 // zero, so a second dispatch writes the same again; and the builder's refusals.
 #include <gtest/gtest.h>
 
-#include <cstring>
 
 #include "engine/ops/moe_down_acc_norm_op.h"
 #include "harness/build_info.h"
