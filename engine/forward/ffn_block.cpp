@@ -95,6 +95,7 @@ bool emit_fused_gate_up(Emitter& e, const ForwardContext& f, int32_t l, const Ch
   // act itself is never written: down takes the int8 form, found as act's.
   e.last_quantized = QuantizedInput{ForwardContext::columns(act, n, assignments), n, m.top_k, act.stride,
                                     e.ops().size() - 1, out};
+  e.unwritten.push_back({e.last_quantized->x, e.ops().size() - 1});
   return true;
 }
 
@@ -188,6 +189,7 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& c
 void emit_shared_expert(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& chunk, Columns rest) {
   const ModelConfig& c = f.config();
   const uint32_t width = c.moe.shared_expert_ffn;
+  const std::optional<QuantizedInput> normed = e.last_quantized;  // the FFN norm's int8 form
   e.phase(Phase::SharedExpert);
   const std::vector<Columns2D> gate_up = f.act.gate_up(width);
   f.project_stack(e, kSharedGateUp, l, f.act.xn, gate_up, rest, chunk);
@@ -195,7 +197,10 @@ void emit_shared_expert(Emitter& e, const ForwardContext& f, int32_t l, const Ch
   f.glu_for_projection(e, "shared_swiglu", glu(f, gate_up[0], gate_up[1], f.act.act, width, rest), rest, chunk,
                        down);
   f.project(e, "shared_down", down, f.act.act, f.act.tmp, rest, false, chunk);
-  // The shared expert's output scaled by sigmoid(w . xn), one scalar per token.
+  // The shared expert's output scaled by sigmoid(w . xn), one scalar per token, on the norm's
+  // int8 form again: the SwiGLU and down quantized theirs since (and where the norm's division
+  // was deferred, xn itself was never written).
+  if (normed) e.last_quantized = normed;
   f.project(e, "shared_gate_inp", f.tensor(TensorRole::SharedGateInp, l), f.act.xn, f.act.shared_gate, rest,
             false, chunk);
   e(sigmoid_mul_op(SigmoidMulProblem{ForwardContext::columns(f.act.shared_gate, rest),

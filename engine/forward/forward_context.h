@@ -107,6 +107,14 @@ class Emitter {
   std::optional<ProjectionRecord> last_projection;  // the latest one-dispatch int8 decode projection
   std::optional<EmbedRecord> last_embed;  // the latest one-column decode embedding
   std::optional<MoeAccRecord> last_moe_acc;  // the latest one-token decode MoE accumulation
+  // Floats that a producer left unwritten, their int8 form standing for them (a deferred norm's
+  // y, a gated unit's output applied by its projection), with that producer's op: until an op
+  // writes them, quantizing them again would read stale values (quantized_input throws).
+  struct Unwritten {
+    TensorView floats;
+    size_t op_index = 0;
+  };
+  std::vector<Unwritten> unwritten;
 
  private:
   std::vector<Op>& out_;
@@ -152,8 +160,9 @@ struct ForwardContext {
   const QuantizedX& quantized_input(Emitter& e, const ProjectionProblem& p) const;
   // With norm_placement producer: moves `norm` into the op that is the list's last and makes x
   // (norm.ncols = 1), a residual projection, a MoE accumulation or, for the first layer's norm,
-  // the decode embedding, and remembers the norm's deferred int8 form. False (nothing emitted)
-  // where that does not hold.
+  // the decode embedding, and remembers the norm's deferred int8 form; a (1 + w) norm too, the
+  // producer specialized for it (NormEpilogue::add_one). False (nothing emitted) where that does
+  // not hold.
   bool defer_norm(Emitter& e, const RmsNormProblem& norm, const Chunk& chunk) const;
   // With glu_placement producer: moves `glu` into the stacked gate and up projection that is the
   // list's last op and makes both its inputs (glu.ncols = 1), and remembers its int8 output.

@@ -3,6 +3,9 @@
 // where one does.
 #include "engine/forward/forward_context.h"
 
+#include <stdexcept>
+#include <string>
+
 #include "engine/ops/dmmv_intdot_op.h"
 #include "engine/ops/embed_norm_op.h"
 #include "engine/ops/moe_down_acc_norm_op.h"
@@ -18,6 +21,10 @@ bool same_view(const TensorView& a, const TensorView& b) {
 
 bool overlaps(const BufferRef& ref, const TensorView& view) {
   return ref.buffer == view.buffer && ref.offset < view.offset + view.bytes && view.offset < ref.offset + ref.size;
+}
+
+bool overlaps(const TensorView& a, const TensorView& b) {
+  return a.buffer == b.buffer && a.offset < b.offset + b.bytes && b.offset < a.offset + a.bytes;
 }
 
 // True when an op at or after `first` writes any byte of `view`.
@@ -48,6 +55,14 @@ const QuantizedX& ForwardContext::quantized_input(Emitter& e, const ProjectionPr
       !written_since(e.ops(), last->op_index + 1, last->quantized.quants) &&
       !written_since(e.ops(), last->op_index + 1, last->quantized.scales)) {
     return last->quantized;
+  }
+  for (const Emitter::Unwritten& u : e.unwritten) {
+    if (overlaps(u.floats, p.x) &&
+        !written_since(e.ops(), u.op_index + 1, u.floats)) {
+      throw std::logic_error("quantize_x of floats never written (op " + std::to_string(e.ops().size()) +
+                             "): their producer at op " + std::to_string(u.op_index) +
+                             " wrote only their int8 form, which a reader must take before anything overwrites it");
+    }
   }
   const QuantizedX q = quantized_storage(act, p.cols, p.ncols, limits);
   const size_t at = e.ops().size();
@@ -95,12 +110,12 @@ const MoeAccRecord* last_op_moe_acc(const Emitter& e) {
 }  // namespace
 
 bool ForwardContext::defer_norm(Emitter& e, const RmsNormProblem& norm, const Chunk& chunk) const {
-  if (options.norm_placement != Placement::Producer || chunk.prefill || norm.ncols != 1 || norm.add_one ||
+  if (options.norm_placement != Placement::Producer || chunk.prefill || norm.ncols != 1 ||
       norm.n % kQuantizedXBlock != 0) {
     return false;
   }
   const QuantizedX out = deferred_norm_in(TensorView::whole(act.deferred_norm), norm.n, norm.eps, limits);
-  const NormEpilogue epilogue{norm.weight, out};
+  const NormEpilogue epilogue{norm.weight, out, norm.add_one};
   size_t producer = 0;
   if (const ProjectionRecord* r = last_op_projection(e)) {
     if (!r->problem.accumulate || r->input.rms || !same_view(r->problem.y, norm.x) || r->problem.rows != norm.n) {
@@ -130,6 +145,7 @@ bool ForwardContext::defer_norm(Emitter& e, const RmsNormProblem& norm, const Ch
   }
   // y itself is never written: the readers take the int8 form, found as y's.
   e.last_quantized = QuantizedInput{norm.y, norm.n, 1, norm.y_stride, producer, out};
+  e.unwritten.push_back({norm.y, producer});
   e.last_projection.reset();
   e.last_embed.reset();
   e.last_moe_acc.reset();
@@ -149,6 +165,7 @@ bool ForwardContext::glu_in_projection(Emitter& e, const GluProblem& glu, const 
   e.replace(r->op_index, dmmv_intdot_glu_op(r->problem, r->input, limits, GluEpilogue{glu.activation, out}));
   // out itself is never written: the down projection takes the int8 form, found as out's.
   e.last_quantized = QuantizedInput{glu.out, glu.n, 1, glu.out_stride, r->op_index, out};
+  e.unwritten.push_back({glu.out, r->op_index});
   e.last_projection.reset();
   return true;
 }

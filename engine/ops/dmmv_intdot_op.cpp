@@ -168,6 +168,11 @@ const char* dmmv_int8mat_kernel_name(WeightFormat format) {
   }
 }
 
+void specialize_norm_epilogue(Op& op, const NormEpilogue& norm) {
+  constexpr uint32_t kNormAddOneId = 11;
+  if (norm.add_one) op.spec.set(kNormAddOneId, 1);
+}
+
 uint32_t dmmv_int8mat_shared_bytes(WeightFormat format, const DmmvInt8MatTuning& t, uint32_t ncols) {
   // Per subgroup: weight tiles (rows of 48 bytes), activation tiles (columns of 48 bytes), the
   // row and column scale tables (an entry of 8 bytes, (mul, min), where the weights have mins;
@@ -486,6 +491,7 @@ Op dmmv_intdot_norm_op(const ProjectionProblem& p, const QuantizedX& x, const Bi
   op.bindings.push_back(norm.out.scales.slice(0, uint64_t(p.rows / block) * 8).write());
   op.bindings.push_back(norm.out.rms->block_squares.slice(0, uint64_t(p.rows / block) * 4).write());
   op.groups = folded_grid(p.rows / block);
+  specialize_norm_epilogue(op, norm);
   op.label = "dmmv_intdot_norm";
   return op;
 }

@@ -166,9 +166,14 @@ uint64_t dmmv_int8mat_split_bytes(const ProjectionProblem& problem, const DmmvIn
 // `out`, and the sum of y^2 of each block into out.rms's block_squares, y the projection's new
 // output. The projections that read `out` divide by the RMS (dmmv_intdot_ops, x.rms set).
 struct NormEpilogue {
-  TensorView weight;  // the norm's weights: rows floats
-  QuantizedX out;     // one column of `rows`; out.rms set
+  TensorView weight;     // the norm's weights: rows floats
+  QuantizedX out;        // one column of `rows`; out.rms set
+  bool add_one = false;  // the norm multiplies by 1 + weight (Gemma, Qwen3.5: RmsNormProblem::add_one)
 };
+
+// Specializes a norm-writing producer's kernel for `norm` (its NORM_ADD_ONE, constant 11 of
+// kernels/include/norm_weight_add_one.glsl): every builder of a producer calls it.
+void specialize_norm_epilogue(Op& op, const NormEpilogue& norm);
 
 // Workgroups of the norm-writing projection: teams of 32 invocations of kNormEpilogueTeamRows
 // rows each, 32 rows (one block of the norm's output) per workgroup.

@@ -33,6 +33,7 @@ Op embed_norm_op(const EmbedProblem& embed, const NormEpilogue& norm, const Bind
   op.bindings.push_back(norm.out.quants.slice(0, n).write());
   op.bindings.push_back(norm.out.scales.slice(0, uint64_t(n / block) * 8).write());
   op.bindings.push_back(norm.out.rms->block_squares.slice(0, uint64_t(n / block) * 4).write());
+  specialize_norm_epilogue(op, norm);
   op.label = "embed_norm";
   return op;
 }

@@ -48,6 +48,7 @@ Op moe_acc_norm_op(const MoeAccProblem& p, const MoeRouting& routing, const Norm
   op.bindings.push_back(norm.out.quants.slice(0, p.n).write());
   op.bindings.push_back(norm.out.scales.slice(0, uint64_t(p.n / block) * 8).write());
   op.bindings.push_back(norm.out.rms->block_squares.slice(0, uint64_t(p.n / block) * 4).write());
+  specialize_norm_epilogue(op, norm);
   op.label = "moe_acc_norm";
   return op;
 }

@@ -92,6 +92,7 @@ Op moe_down_acc_norm_op(const MoeDmmvProblem& down, const QuantizedX& x, const M
   op.bindings.at(3).access = Access::ReadWrite;  // the block's last workgroup reads the experts' rows back
   for (size_t b : {0, 2, 3, 4, 5, 6}) op.bindings.push_back(acc_norm.bindings.at(b));  // bindings 7 to 12
   op.bindings.push_back(arrivals.slice(0, arrival_bytes).read_write());                // 13
+  specialize_norm_epilogue(op, norm);
   op.label = "moe_dmmv_intdot_acc_norm";
   return op;
 }

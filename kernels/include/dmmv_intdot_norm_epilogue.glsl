@@ -17,6 +17,7 @@
 #define PB_DMMV_INTDOT_NORM_EPILOGUE_GLSL
 
 layout(binding = 4) readonly buffer NormWeight { float norm_weight[]; };
+#include "norm_weight_add_one.glsl"
 layout(binding = 7) writeonly buffer BlockSquares { float block_squares[]; };
 
 #include "dmmv_intdot_block_teams.glsl"
@@ -33,7 +34,7 @@ void main() {
   const float y_old = lane < ROWS ? y[pc.y_offset + pc.row_base + first_row + lane] : 0.0;
   const bool holds = t < TEAM;
   const uint row = pc.row_base + block_row + t;  // the norm's element, for the holders
-  const float weight = holds ? norm_weight[row] : 0.0;
+  const float weight = holds ? applied_norm_weight(norm_weight[row]) : 0.0;
   accumulate_team_rows(first_row, 0u, lane);
 
   // Lane r of a team adds row r of its rows into y (acc indexed by constants only).

@@ -26,6 +26,7 @@
 layout(binding = 7) readonly buffer RouteW { float route_w[]; };  // [K]
 layout(binding = 8) buffer X { float x[]; };                      // the residual, one column
 layout(binding = 9) readonly buffer NormWeight { float norm_weight[]; };
+#include "norm_weight_add_one.glsl"
 layout(binding = 10) writeonly buffer OutQuants { int8_t out_quants[]; };  // the norm's int8 input, as quantize_x's
 layout(binding = 11) writeonly buffer OutScales { vec2 out_scales[]; };
 layout(binding = 12) writeonly buffer BlockSquares { float block_squares[]; };
@@ -63,7 +64,7 @@ void accumulate_when_block_done(uint first_row) {
     for (uint j = 0; j < pc.top_k; ++j) sum += route_w[j] * y[pc.y_offset + j * pc.y_stride + element];
     value = x[element] + sum;
     x[element] = value;
-    weight = norm_weight[element];
+    weight = applied_norm_weight(norm_weight[element]);
   }
   const BlockQuant q = quantize_in_block(value * weight, TEAM);  // every invocation: barriers
   if (holds) out_quants[element] = int8_t(q.q);

@@ -19,6 +19,7 @@ layout(binding = 0) readonly buffer RouteW { float route_w[]; };  // [K]
 layout(binding = 1) readonly buffer Out { float expert_out[]; };  // assignment a at a * out_stride
 layout(binding = 2) buffer X { float x[]; };                      // one column
 layout(binding = 3) readonly buffer NormWeight { float norm_weight[]; };
+#include "norm_weight_add_one.glsl"
 #define QX_QUANTS_BINDING 4
 #define QX_SCALES_BINDING 5
 #define QX_WRITE
@@ -48,7 +49,7 @@ void main() {
     value = x[i] + sum;
     x[i] = value;
   }
-  const float weight = valid ? norm_weight[i] : 0.0;
+  const float weight = valid ? applied_norm_weight(norm_weight[i]) : 0.0;
   quantize_blocks_cooperative(value * weight, valid, 0u, i, pc.n);  // every invocation: barriers
   const float squares = block_float_sum(value * value, QX_BLOCK);
   if (valid && i % QX_BLOCK == 0u) block_squares[i / QX_BLOCK] = squares;

@@ -275,11 +275,43 @@ TEST(Placement, MoeDecodeRunsItsExpertsOnInt8InputsAndTheirSwigluInGateAndUp) {
   EXPECT_EQ(kernels(norms, "moe_dmmv_intdot_", true), layers * steps);
 }
 
-// A shared expert reads the FFN norm's int8 form after the routed experts: where their SwiGLU
-// wrote its own int8 form elsewhere (glu_placement producer: into their gate/up kernel's output)
-// the norm's is still there and no quantize_x is needed; where the SwiGLU's dispatch wrote it
-// over the norm's, the shared expert quantizes the norm's output again: one quantize_x more per
-// layer (tiny-hybrid's decode's other quantize_x are in both).
+// The models whose norms multiply by 1 + w (Qwen3.5's tiny-hybrid, tiny-gemma) move them into
+// their producers as the others do (the producers specialized for it): every norm that leaves its
+// dispatch under norm_placement producer is written by a producer instead.
+TEST(Placement, OnePlusWeightNormsMoveIntoTheirProducers) {
+  if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
+    GTEST_SKIP() << "no integer-dot path here";
+  }
+  const auto count = [](const std::map<std::string, int>& m, bool norm_dispatches) {
+    int n = 0;
+    for (const auto& [name, k] : m) {
+      n += (norm_dispatches ? name.starts_with("rmsnorm") : name.ends_with("_norm")) ? k : 0;
+    }
+    return n;
+  };
+  for (const char* model : {"tiny-hybrid", "tiny-gemma"}) {
+    ASSERT_TRUE(preset(model).norm_add_one) << model;
+    RunConfig run = config_for({model, PrefillStrategy::Batched, BarrierPolicy::Ledger, 4, DmmvActivations::Int8});
+    run.forward.glu_placement = Placement::Producer;  // a MoE's FFN norm moves only with its SwiGLU
+    const auto dispatched = decode_kernels(run);
+    run.forward.norm_placement = Placement::Producer;
+    const auto produced = decode_kernels(run);
+    const int moved = count(dispatched, true) - count(produced, true);
+    std::cout << "[ norms ] " << model << ": " << count(dispatched, true) << " norm dispatches, " << moved
+              << " moved into producers\n";
+    EXPECT_GT(moved, 0) << model;
+    EXPECT_EQ(count(dispatched, false), 0) << model;
+    EXPECT_EQ(count(produced, false), moved) << model;
+  }
+}
+
+// A shared expert reads the FFN norm's int8 form after the routed experts, twice: its gate and
+// up, then after its own SwiGLU and down its sigmoid gate (shared_gate_inp). Where the SwiGLUs
+// wrote their int8 forms elsewhere (glu_placement producer: into the gate/up kernels' outputs)
+// the norm's is still there both times and no quantize_x is needed; where their dispatches wrote
+// over it, each reader quantizes the norm's output again: two quantize_x more per layer
+// (tiny-hybrid's decode's other quantize_x are in both). Where the norm's division is deferred,
+// its output is never written and only the reuse is right (quantized_input throws otherwise).
 TEST(Placement, SharedExpertReusesTheNormsInt8FormWhereItSurvives) {
   if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
     GTEST_SKIP() << "no integer-dot path here";
@@ -293,7 +325,7 @@ TEST(Placement, SharedExpertReusesTheNormsInt8FormWhereItSurvives) {
   };
   const int dispatched = count(decode_kernels(run), "quantize_x");
   run.forward.glu_placement = Placement::Producer;
-  EXPECT_EQ(dispatched - count(decode_kernels(run), "quantize_x"), layers * steps);
+  EXPECT_EQ(dispatched - count(decode_kernels(run), "quantize_x"), 2 * layers * steps);
 }
 
 // One decode step after the same prefill, with the norms and gated units dispatched and with
@@ -306,11 +338,8 @@ TEST(Placement, OneDecodeStepMatchesTheDispatchedNormsAndGlus) {
   if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
     GTEST_SKIP() << "no integer-dot path here";
   }
-  // The MoE models keep every decode FFN norm's dispatch (no residual projection before a norm
-  // whose readers are all int8), except tiny-moe's first attention norm, which moves into the
-  // embedding; tiny-moe's experts' SwiGLU moves into their gate and up; tiny-hybrid's first
-  // layer is DeltaNet's, so there the two agree exactly.
-  for (const char* model : {"tiny-dense", "tiny-llama", "tiny-hybrid", "tiny-moe"}) {
+  // tiny-hybrid and tiny-gemma multiply their norms by 1 + w, in the producers too.
+  for (const char* model : {"tiny-dense", "tiny-llama", "tiny-hybrid", "tiny-moe", "tiny-gemma"}) {
     RunConfig run = config_for({model, PrefillStrategy::Batched, BarrierPolicy::Ledger, 4, DmmvActivations::Int8,
                                 Placement::Dispatch});
     run.decode_tokens = 1;

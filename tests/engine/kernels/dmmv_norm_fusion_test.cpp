@@ -67,13 +67,15 @@ class IntdotGpuTest : public GpuTest {
 
 class DmmvNormFusionTest : public IntdotGpuTest, public ::testing::WithParamInterface<FusionCase> {};
 
-TEST_P(DmmvNormFusionTest, ProducerAddsIntoYAndWritesTheNormsInt8Input) {
-  const FusionCase& p = GetParam();
+// The producer of `p` on random inputs, its outputs against the references. With add_one the
+// norm multiplies by 1 + w (Gemma's and Qwen3.5's stored weights, centred on 0).
+void check_producer(const FusionCase& p, bool add_one) {
   std::mt19937 rng(99 + p.rows + p.cols);
   const Matrix w = random_matrix(p.format, p.rows, p.cols, rng);
   const std::vector<float> x = random_columns(p.cols, 1, p.cols, -1.0f, 1.0f, rng);
   const std::vector<float> y_old = random_columns(p.rows, 1, p.rows, -2.0f, 2.0f, rng);
-  const std::vector<float> weight = random_columns(p.rows, 1, p.rows, 0.5f, 1.5f, rng);
+  const float low = add_one ? -0.5f : 0.5f;  // stored weights centred on 0 where the norm adds the 1
+  const std::vector<float> weight = random_columns(p.rows, 1, p.rows, low, low + 1.0f, rng);
 
   Buffer wb = upload_weights(p.format, p.cols, w.bytes, "w");
   Buffer xb = upload_floats(x, "x");
@@ -84,7 +86,8 @@ TEST_P(DmmvNormFusionTest, ProducerAddsIntoYAndWritesTheNormsInt8Input) {
   const ProjectionProblem problem{p.format, TensorView::whole(wb), TensorView::whole(xb), TensorView::whole(yb),
                                   p.rows, p.cols, 1, p.cols, p.rows, true};
   std::vector<Op> ops = quantize_x_ops(problem, qx.view, qx.limits);
-  ops.push_back(dmmv_intdot_norm_op(problem, qx.view, qx.limits, NormEpilogue{TensorView::whole(gb), out.view}));
+  ops.push_back(
+      dmmv_intdot_norm_op(problem, qx.view, qx.limits, NormEpilogue{TensorView::whole(gb), out.view, add_one}));
   run_ops(ops, BarrierPolicy::Ledger);
   const std::vector<float> y = download_floats(yb, p.rows);
 
@@ -96,9 +99,10 @@ TEST_P(DmmvNormFusionTest, ProducerAddsIntoYAndWritesTheNormsInt8Input) {
     ASSERT_NEAR(y[r], expected[r], 5e-7 * magnitude(w, p.cols, r, xhat.data()) + 1e-6 * (1 + std::fabs(y_old[r])))
         << "row " << r;
   }
-  // The norm's input is y * w, quantized as quantize_x would, from the y the GPU wrote.
+  // The norm's input is y * w (or y * (1 + w)), quantized as quantize_x would, from the y the
+  // GPU wrote.
   std::vector<float> v(p.rows);
-  for (uint32_t i = 0; i < p.rows; ++i) v[i] = y[i] * weight[i];
+  for (uint32_t i = 0; i < p.rows; ++i) v[i] = y[i] * (add_one ? 1.0f + weight[i] : weight[i]);
   const std::vector<uint8_t> stored = download_vector<uint8_t>(out.buffer, out.bytes);
   expect_cpu_quantization(stored, out.view, v, p.rows, 1, p.rows);
   const std::vector<float> squares = download_floats(out.buffer, out.bytes / 4);
@@ -109,6 +113,10 @@ TEST_P(DmmvNormFusionTest, ProducerAddsIntoYAndWritesTheNormsInt8Input) {
     ASSERT_NEAR(squares[squares_at + b], sum, 1e-5 * sum) << "block " << b;
   }
 }
+
+TEST_P(DmmvNormFusionTest, ProducerAddsIntoYAndWritesTheNormsInt8Input) { check_producer(GetParam(), false); }
+
+TEST_P(DmmvNormFusionTest, ProducerAppliesOnePlusTheStoredWeight) { check_producer(GetParam(), true); }
 
 TEST_P(DmmvNormFusionTest, ConsumerDividesByTheRmsAndChainMatchesTheUnfusedNorm) {
   const FusionCase& p = GetParam();

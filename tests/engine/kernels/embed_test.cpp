@@ -112,15 +112,16 @@ class EmbedNormTest : public GpuTest, public ::testing::WithParamInterface<Embed
   }
 };
 
-TEST_P(EmbedNormTest, WritesXAndTheFirstNormsInt8Input) {
-  const EmbedCase& p = GetParam();
+// The norm-writing embedding of `p` on a random table against the references. With add_one the
+// norm multiplies by 1 + w (Gemma's stored weights, centred on 0).
+void check_embed_norm(const EmbedCase& p, bool add_one) {
   std::mt19937 rng(71 + p.hidden);
   const uint32_t vocab = 37, pos = 6;
   const auto table = random_table(p.format, vocab, p.hidden, rng);
   const std::vector<uint32_t> tokens = {1, 2, 3, 4, 5, 6, 29, 8};  // the step's id at 6
   std::vector<float> weight(p.hidden);
-  std::uniform_real_distribution<float> near_one(0.5f, 1.5f);
-  for (auto& w : weight) w = near_one(rng);
+  std::uniform_real_distribution<float> stored(add_one ? -0.5f : 0.5f, add_one ? 0.5f : 1.5f);
+  for (auto& w : weight) w = stored(rng);
   const std::vector<float> x0(p.hidden, kPadding);
   Buffer tb = upload_weights(p.format, p.hidden, table, "table"), kb = upload_vector(tokens, "tokens");
   Buffer xb = upload_floats(x0, "x"), wb = upload_floats(weight, "norm weight");
@@ -130,7 +131,7 @@ TEST_P(EmbedNormTest, WritesXAndTheFirstNormsInt8Input) {
   const QuantizedX out = deferred_norm_in(TensorView::whole(ob), p.hidden, 1e-5f, limits);
   const Op op = embed_norm_op({p.format, TensorView::whole(tb), TensorView::whole(kb), TensorView::whole(xb), vocab,
                                p.hidden, pos, 1, p.hidden, p.scale},
-                              NormEpilogue{TensorView::whole(wb), out}, limits);
+                              NormEpilogue{TensorView::whole(wb), out, add_one}, limits);
   run_ops(std::span(&op, 1));
   const auto x = download_floats(xb, p.hidden);
 
@@ -138,9 +139,9 @@ TEST_P(EmbedNormTest, WritesXAndTheFirstNormsInt8Input) {
   ref::embed(p.format, table, vocab, p.hidden, tokens, pos, 1, p.scale, expected, p.hidden);
   for (uint32_t i = 0; i < p.hidden; ++i) ASSERT_EQ(bits_of(x[i]), bits_of(expected[i])) << "x element " << i;
   std::vector<float> v(p.hidden);
-  for (uint32_t i = 0; i < p.hidden; ++i) v[i] = x[i] * weight[i];
-  const std::vector<uint8_t> stored = download_vector<uint8_t>(ob, out_bytes);
-  expect_cpu_quantization(stored, out, v, p.hidden, 1, p.hidden);
+  for (uint32_t i = 0; i < p.hidden; ++i) v[i] = x[i] * (add_one ? 1.0f + weight[i] : weight[i]);
+  const std::vector<uint8_t> quants = download_vector<uint8_t>(ob, out_bytes);
+  expect_cpu_quantization(quants, out, v, p.hidden, 1, p.hidden);
   const std::vector<float> words = download_floats(ob, out_bytes / 4);
   const size_t squares_at = out.rms->block_squares.offset / 4;
   for (uint32_t b = 0; b < p.hidden / 32; ++b) {
@@ -149,6 +150,10 @@ TEST_P(EmbedNormTest, WritesXAndTheFirstNormsInt8Input) {
     ASSERT_NEAR(words[squares_at + b], sum, 1e-6 * sum) << "block " << b;
   }
 }
+
+TEST_P(EmbedNormTest, WritesXAndTheFirstNormsInt8Input) { check_embed_norm(GetParam(), false); }
+
+TEST_P(EmbedNormTest, AppliesOnePlusTheStoredNormWeight) { check_embed_norm(GetParam(), true); }
 
 INSTANTIATE_TEST_SUITE_P(AllFormats, EmbedNormTest, ::testing::ValuesIn(cases()));
 

@@ -82,13 +82,14 @@ TEST_F(MoeAccTest, DecodeFormWritesTheNextNormsInt8Input) {
     EXPECT_FALSE(has_moe_acc_norm_kernel());  // the refusal below then covers the builder
     return;
   }
-  for (const uint32_t n : {256u, 2048u}) {
+  // add_one: the norm multiplies by 1 + w (Qwen3.5's stored weights, centred on 0).
+  for (const auto& [n, add_one] : {std::pair{256u, false}, std::pair{2048u, false}, std::pair{2048u, true}}) {
     std::mt19937 rng(31 + n);
     const AccInputs in = random_inputs(n, 1, 8, rng);
     AccBuffers b = upload(in);
     std::vector<float> weight(n);
-    std::uniform_real_distribution<float> near_one(0.5f, 1.5f);
-    for (auto& w : weight) w = near_one(rng);
+    std::uniform_real_distribution<float> stored(add_one ? -0.5f : 0.5f, add_one ? 0.5f : 1.5f);
+    for (auto& w : weight) w = stored(rng);
     Buffer wb = upload_floats(weight, "norm weight");
     AccBuffers plain = upload(in);  // what moe_acc writes into x, for the bitwise comparison
     const Op acc = moe_acc_op(plain.problem, plain.rb.routing);
@@ -98,16 +99,16 @@ TEST_F(MoeAccTest, DecodeFormWritesTheNextNormsInt8Input) {
     const uint64_t out_bytes = deferred_norm_bytes(n, limits);
     Buffer ob = upload_vector(std::vector<uint8_t>(out_bytes, 0xA5), "deferred norm");  // poisoned
     const QuantizedX out = deferred_norm_in(TensorView::whole(ob), n, 1e-5f, limits);
-    const Op op = moe_acc_norm_op(b.problem, b.rb.routing, NormEpilogue{TensorView::whole(wb), out});
+    const Op op = moe_acc_norm_op(b.problem, b.rb.routing, NormEpilogue{TensorView::whole(wb), out, add_one});
     run_ops(std::span(&op, 1));
 
     const std::vector<float> x = download_floats(b.x, in.x.size());
     for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(bits_of(x[i]), bits_of(expected[i])) << "n " << n << " x " << i;
     expect_reference_x(in, x);
     std::vector<float> v(n);
-    for (uint32_t i = 0; i < n; ++i) v[i] = x[i] * weight[i];
-    const std::vector<uint8_t> stored = download_vector<uint8_t>(ob, out_bytes);
-    expect_cpu_quantization(stored, out, v, n, 1, n);
+    for (uint32_t i = 0; i < n; ++i) v[i] = x[i] * (add_one ? 1.0f + weight[i] : weight[i]);
+    const std::vector<uint8_t> quants = download_vector<uint8_t>(ob, out_bytes);
+    expect_cpu_quantization(quants, out, v, n, 1, n);
     const std::vector<float> words = download_floats(ob, out_bytes / 4);
     const size_t squares_at = out.rms->block_squares.offset / 4;
     for (uint32_t blk = 0; blk < n / 32; ++blk) {

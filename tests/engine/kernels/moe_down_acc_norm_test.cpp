@@ -109,22 +109,29 @@ TEST_P(MoeDownAccNormTest, WritesWhatDownAndTheAccumulationWrite) {
   const BindingLimits limits = BindingLimits::of(device().info());
   DownInputs in = make_inputs(p, limits);
 
-  DownOutputs two = make_outputs(p, in, limits);
-  std::vector<Op> ops = moe_dmmv_intdot_ops(two.down, in.act_q, in.rb.routing, limits);
-  ops.push_back(moe_acc_norm_op(two.acc, in.rb.routing, two.epilogue));
-  run_ops(ops, BarrierPolicy::Ledger);
+  // add_one: the norm multiplies by 1 + w (Qwen3.5), in both forms.
+  for (const bool add_one : {false, true}) {
+    SCOPED_TRACE(add_one ? "1 + w" : "w");
+    DownOutputs two = make_outputs(p, in, limits);
+    two.epilogue.add_one = add_one;
+    std::vector<Op> ops = moe_dmmv_intdot_ops(two.down, in.act_q, in.rb.routing, limits);
+    ops.push_back(moe_acc_norm_op(two.acc, in.rb.routing, two.epilogue));
+    run_ops(ops, BarrierPolicy::Ledger);
 
-  Buffer arrivals = upload_vector(std::vector<uint32_t>(moe_down_acc_norm_arrivals_bytes(p.rows) / 4, 0u), "arrivals");
-  for (int dispatch = 0; dispatch < 2; ++dispatch) {  // the second finds the counters the first left
-    DownOutputs one = make_outputs(p, in, limits);
-    const Op fused = moe_down_acc_norm_op(one.down, in.act_q, in.rb.routing, one.acc, one.epilogue,
-                                          TensorView::whole(arrivals), limits);
-    run_ops(std::span(&fused, 1), BarrierPolicy::Ledger);
-    SCOPED_TRACE("dispatch " + std::to_string(dispatch));
-    expect_same_bytes(one.y, two.y, "expert rows");
-    expect_same_bytes(one.x, two.x, "x");
-    expect_same_bytes(one.norm, two.norm, "the norm's int8 input and block squares");
-    for (uint32_t c : download_vector<uint32_t>(arrivals, arrivals.size() / 4)) ASSERT_EQ(c, 0u);
+    Buffer arrivals =
+        upload_vector(std::vector<uint32_t>(moe_down_acc_norm_arrivals_bytes(p.rows) / 4, 0u), "arrivals");
+    for (int dispatch = 0; dispatch < 2; ++dispatch) {  // the second finds the counters the first left
+      DownOutputs one = make_outputs(p, in, limits);
+      one.epilogue.add_one = add_one;
+      const Op fused = moe_down_acc_norm_op(one.down, in.act_q, in.rb.routing, one.acc, one.epilogue,
+                                            TensorView::whole(arrivals), limits);
+      run_ops(std::span(&fused, 1), BarrierPolicy::Ledger);
+      SCOPED_TRACE("dispatch " + std::to_string(dispatch));
+      expect_same_bytes(one.y, two.y, "expert rows");
+      expect_same_bytes(one.x, two.x, "x");
+      expect_same_bytes(one.norm, two.norm, "the norm's int8 input and block squares");
+      for (uint32_t c : download_vector<uint32_t>(arrivals, arrivals.size() / 4)) ASSERT_EQ(c, 0u);
+    }
   }
 }
 
