@@ -5,8 +5,9 @@ Reads, from the results folder: kernels.json (phasebench-kernels, Google Benchma
 repetitions), pipelines.json where the driver reports pipeline statistics (phasebench-kernels
 --pipeline-statistics), decode-<model>.json, profile-decode-<model>.json (the same decode with
 --profile dispatch), unsafe-decode-<model>.json (the same decode with --barriers none),
-prefill-<model>.json, and moe-prefill-<model>.json, moe-decode-<model>.json and
-moe-decode-int8-fused-<model>.json (a mixture of experts; phasebench result files)
+prefill-<model>.json, moe-prefill-<model>.json, moe-decode-<model>.json and
+moe-decode-int8-fused-<model>.json (a mixture of experts), hybrid-decode-int8-fused-<model>.json
+(Qwen3.5's hybrid; all phasebench result files)
 and commands.tsv ("id<TAB>exit status<TAB>command" per command run). Every figure is the median
 over the repetitions with its spread (min - max); ratios of two benchmarks take the ratio of
 the medians, and the spread from the extremes of both. The decode figures and sections are in
@@ -252,12 +253,15 @@ def prefill_figure(r, ident):
 
 
 def moe_figures(r):
-    """A mixture of experts' prefill and decode (moe-prefill-<model>, moe-decode-<model>):
-    tokens/s, median and spread."""
+    """A mixture of experts' prefill and decode (moe-prefill-<model>, moe-decode-<model>), and
+    Qwen3.5's hybrid decode (hybrid-decode-int8-fused-<model>): tokens/s, median and spread."""
     kinds = (("moe-prefill-", "prefill", "512 tokens through matmul (one chunk; the experts' tiled matmul on "
                                         "the matrix units where the device has them, else the expert DMMV)"),
              ("moe-decode-int8-fused-", "decode", "int8 DMMV inputs, the norms and the SwiGLU in their producers "
                                                   "(the experts' gate, up and SwiGLU in one dispatch)"),
+             ("hybrid-decode-int8-fused-", "decode", "Qwen3.5's hybrid of Gated DeltaNet and gated attention, int8 "
+                                                     "DMMV inputs, the norms and the SwiGLUs in their producers, the "
+                                                     "shared expert's gate in its down projection"),
              ("moe-decode-", "decode", "float DMMV inputs"))
     for ident in r.commands:
         for prefix, phase, what in kinds:
@@ -360,7 +364,7 @@ runs one benchmark per kernel x format x variant x shape, named so that `--bench
 | family | names |
 |---|---|
 | DMMV | `dmmv/{f16,q8_0,q4_k,q6_k}/{spec,shared:32,shared:64}/{attn,ffn_down,ffn_up,lm_head}:RxC/num_cols:{1,2,4,...,64}` (shared:32 up to 32), `dmmv_tuning/FMT/ROLE:RxC/num_cols:N/threads:T/rows:R/unroll:U/columns:{unrolled,rolled}` the spec kernel under each candidate shape and column loop |
-| DMMV, int8 inputs | `dmmv_intdot/{q8_0,q4_k,q6_k}/{dmmv,quantize_dmmv}/ROLE:RxC/num_cols:{1,2,4,8,16}` (`quantize_dmmv` includes the input's quantize_x), `dmmv_intdot/FMT/dmmv/ffn_gate_up:28672x4096/num_cols:1` (gate and up stacked, one dispatch), the fused kernels of decode's placements at one column: `dmmv_intdot/FMT/norm/{attn,ffn_down}:RxC` (the residual projection that writes the next norm's int8 input), `dmmv_intdot/FMT/rms/ROLE:RxC` (a projection of that input, dividing by its RMS) and `dmmv_intdot/FMT/glu/ffn_gate_up:28672x4096` (gate and up of such an input, applying the GLU), `dmmv_intdot_tuning/FMT/ROLE:RxC/num_cols:{1,2,4,8,16}/threads:T/rows:R/unroll:U` and the same with `/chunk:C` (Q4_K: 16-weight chunks, sub-blocks of 32 and 64-weight chunks; Q8_0: whole blocks of 32; without it, the default for the width) (where the device and build have integer dot products); `dmmv` is the engine's choice, `dot` the integer-dot kernel and `matrix` the cooperative-matrix one (`dmmv_coopmat_q8_0`, `dmmv_coopmat_q4_k`) at every width, `dmmv_coopmat_tuning/FMT/ROLE:RxC/num_cols:N/subgroups:S/rows:R/step:K` its shapes (where the device has 16x16x16 f16 cooperative matrices); `int8mat` the int8 matrix kernel (`dmmv_int8mat_q8_0`, `dmmv_int8mat_q4_k`) at 8 and 16 columns, `dmmv_int8mat_tuning/FMT/ROLE:RxC/num_cols:N/subgroups:S/rows:R/step:B` its shapes (where the device has 16x8x32 int8 cooperative matrices; on rows of more than 8192 inputs each also with `/splits:{1,2,4,8}`, K split across that many workgroups, the `_split` kernels) |
+| DMMV, int8 inputs | `dmmv_intdot/{q8_0,q4_k,q6_k}/{dmmv,quantize_dmmv}/ROLE:RxC/num_cols:{1,2,4,8,16}` (`quantize_dmmv` includes the input's quantize_x), `dmmv_intdot/FMT/dmmv/ffn_gate_up:28672x4096/num_cols:1` (gate and up stacked, one dispatch), the fused kernels of decode's placements at one column: `dmmv_intdot/FMT/norm/{attn,ffn_down}:RxC` (the residual projection that writes the next norm's int8 input), `dmmv_intdot/FMT/rms/ROLE:RxC` (a projection of that input, dividing by its RMS) `dmmv_intdot/FMT/glu/ffn_gate_up:28672x4096` (gate and up of such an input, applying the GLU) and `dmmv_intdot/FMT/gated/{attn,ffn_down}:RxC` (the projection that scales its output by a sigmoid gate and adds it into y: Qwen3.5's shared expert's down), `dmmv_intdot_tuning/FMT/ROLE:RxC/num_cols:{1,2,4,8,16}/threads:T/rows:R/unroll:U` and the same with `/chunk:C` (Q4_K: 16-weight chunks, sub-blocks of 32 and 64-weight chunks; Q8_0: whole blocks of 32; without it, the default for the width) (where the device and build have integer dot products); `dmmv` is the engine's choice, `dot` the integer-dot kernel and `matrix` the cooperative-matrix one (`dmmv_coopmat_q8_0`, `dmmv_coopmat_q4_k`) at every width, `dmmv_coopmat_tuning/FMT/ROLE:RxC/num_cols:N/subgroups:S/rows:R/step:K` its shapes (where the device has 16x16x16 f16 cooperative matrices); `int8mat` the int8 matrix kernel (`dmmv_int8mat_q8_0`, `dmmv_int8mat_q4_k`) at 8 and 16 columns, `dmmv_int8mat_tuning/FMT/ROLE:RxC/num_cols:N/subgroups:S/rows:R/step:B` its shapes (where the device has 16x8x32 int8 cooperative matrices; on rows of more than 8192 inputs each also with `/splits:{1,2,4,8}`, K split across that many workgroups, the `_split` kernels) |
 | matmul | `matmul/{f16,q8_0,q4_k,q6_k}/{scalar,coopmat}/ROLE:RxC/tokens:{128,512}` (coopmat where the device and build have it), `matmul_coopmat_tuning/FMT/ROLE:RxC/tokens:N/bm:M/bn:N/bk:K/wm:A/wn:B/stages:S` the cooperative-matrix kernel under each candidate tiling that fits the device |
 | attention | `attn_decode/h32kv8d128/ctx:{64,512,4096,32768}`, `attn_decode_rope/h32kv8d128/ctx:{64,512,4096,32768}` (the same with the token's own q/k norm, RoPE and KV write in the dispatch, as decode runs it), `attn_decode_rope_tuning/h32kv8d128/ctx:C/heads:H/threads:T/keys:K/split:S` (that kernel under each candidate tile that fits: q heads per workgroup, threads, keys per tile, and the smallest split, which short contexts keep here), `attn_prefill/h32kv8d128/tokens:512` |
 | attention, int8 decode | `attn_decode_quantize/h32kv8d128/ctx:C`, `attn_decode_rope_quantize/h32kv8d128/ctx:C` (the forms whose last dispatch also writes the output's int8 blocks for the o-projection; where the build has them) |

@@ -6,6 +6,7 @@
 
 #include "engine/forward/forward_context.h"
 #include "engine/ops/add_op.h"
+#include "engine/ops/dmmv_intdot_gated_op.h"
 #include "engine/ops/glu_op.h"
 #include "engine/ops/moe_acc_op.h"
 #include "engine/ops/moe_dmmv_intdot_op.h"
@@ -186,23 +187,47 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& c
   }
 }
 
+// A shared expert: gate, up, SwiGLU and down, the output scaled by sigmoid(w . xn) (one scalar
+// per token, shared_gate_inp) and added into x. In decode on int8 inputs the sigmoid gate goes
+// first and down applies it and adds into x in its epilogue (dmmv_intdot_gated_op): one dispatch
+// where down, sigmoid_mul and add_in_place took three.
 void emit_shared_expert(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& chunk, Columns rest) {
   const ModelConfig& c = f.config();
   const uint32_t width = c.moe.shared_expert_ffn;
   const std::optional<QuantizedInput> normed = e.last_quantized;  // the FFN norm's int8 form
   e.phase(Phase::SharedExpert);
+  const DeviceTensor& down = f.tensor(TensorRole::SharedDown, l);
+  const DeviceTensor& gate_inp = f.tensor(TensorRole::SharedGateInp, l);
+  const ProjectionProblem down_into_x{down.spec.format,
+                                      down.view(),
+                                      ForwardContext::columns(f.act.act, width, rest),
+                                      ForwardContext::columns(f.act.x, c.hidden, rest),
+                                      static_cast<uint32_t>(down.spec.rows),
+                                      static_cast<uint32_t>(down.spec.cols),
+                                      rest.count,
+                                      f.act.act.stride,
+                                      f.act.x.stride,
+                                      true};
+  const bool gated_down =
+      !chunk.prefill && f.projects_int8(down, chunk, rest) && dmmv_intdot_gated_refusal(down_into_x).empty();
+  // The sigmoid gate first where down applies it: on the norm's int8 form, which gate and up
+  // then reuse.
+  if (gated_down) f.project(e, "shared_gate_inp", gate_inp, f.act.xn, f.act.shared_gate, rest, false, chunk);
   const std::vector<Columns2D> gate_up = f.act.gate_up(width);
   f.project_stack(e, kSharedGateUp, l, f.act.xn, gate_up, rest, chunk);
-  const DeviceTensor& down = f.tensor(TensorRole::SharedDown, l);
   f.glu_for_projection(e, "shared_swiglu", glu(f, gate_up[0], gate_up[1], f.act.act, width, rest), rest, chunk,
                        down);
+  if (gated_down) {
+    const QuantizedX act = f.quantized_input(e, down_into_x);
+    e(dmmv_intdot_gated_op(down_into_x, act, ForwardContext::columns(f.act.shared_gate, rest), f.limits),
+      "shared_down_gated");
+    return;
+  }
   f.project(e, "shared_down", down, f.act.act, f.act.tmp, rest, false, chunk);
-  // The shared expert's output scaled by sigmoid(w . xn), one scalar per token, on the norm's
-  // int8 form again: the SwiGLU and down quantized theirs since (and where the norm's division
-  // was deferred, xn itself was never written).
+  // The sigmoid gate on the norm's int8 form again: the SwiGLU and down quantized theirs since
+  // (and where the norm's division was deferred, xn itself was never written).
   if (normed) e.last_quantized = normed;
-  f.project(e, "shared_gate_inp", f.tensor(TensorRole::SharedGateInp, l), f.act.xn, f.act.shared_gate, rest,
-            false, chunk);
+  f.project(e, "shared_gate_inp", gate_inp, f.act.xn, f.act.shared_gate, rest, false, chunk);
   e(sigmoid_mul_op(SigmoidMulProblem{ForwardContext::columns(f.act.shared_gate, rest),
                                      ForwardContext::columns(f.act.tmp, rest), c.hidden, rest.count,
                                      f.act.shared_gate.stride, f.act.tmp.stride, true}),

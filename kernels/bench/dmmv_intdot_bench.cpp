@@ -30,7 +30,10 @@
 //       dividing by its RMS
 //   dmmv_intdot/<fmt>/glu/ffn_gate_up:<2R>xC/num_cols:1  the stacked gate and up projection of a
 //       deferred norm that applies the GLU and writes act's int8 form (glu_placement: producer)
+//   dmmv_intdot/<fmt>/gated/<attn|ffn_down>/num_cols:1  the projection that scales its output by
+//       sigmoid(g) and adds it into y (Qwen3.5's shared expert's down in decode)
 // Compare with dmmv/<fmt>/spec/<shape>/num_cols:N (dmmv_bench.cpp), which reads the same weights.
+#include "engine/ops/dmmv_intdot_gated_op.h"
 #include "engine/ops/dmmv_intdot_op.h"
 #include "engine/ops/fill_zero_op.h"
 #include "harness/immediate.h"
@@ -85,8 +88,9 @@ BenchCase intdot_case(BenchEnv& env, WeightFormat format, const ProjectionShape&
   return c;
 }
 
-// The kinds of fused kernel (the forms of decode's norm and GLU placements).
-enum class Fused { Norm, Rms, Glu };
+// The kinds of fused kernel (the forms of decode's norm and GLU placements, and Qwen3.5's gated
+// shared expert).
+enum class Fused { Norm, Rms, Glu, Gated };
 
 // One column of `shape` through the fused kernel `kind`, its input a deferred norm's for Rms and
 // Glu. The outputs beyond y are the engine's: the norm's or act's int8 form (and the norm's block
@@ -94,7 +98,7 @@ enum class Fused { Norm, Rms, Glu };
 BenchCase fused_case(BenchEnv& env, WeightFormat format, const ProjectionShape& shape, Fused kind) {
   BenchCase c;
   const BindingLimits limits = BindingLimits::of(env.info());
-  const bool deferred = kind != Fused::Norm;
+  const bool deferred = kind == Fused::Rms || kind == Fused::Glu;
   const uint64_t in_bytes = deferred ? deferred_norm_bytes(shape.cols, limits) : quantized_x_bytes(shape.cols, 1, limits);
   // Synthetic, never-zero bytes as the input: its quants, scales and (deferred) block squares.
   const Buffer& in = keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, in_bytes / 4, 3,
@@ -120,6 +124,9 @@ BenchCase fused_case(BenchEnv& env, WeightFormat format, const ProjectionShape& 
       case Fused::Glu:
         return std::vector<Op>{dmmv_intdot_glu_op(
             p, x, limits, GluEpilogue{GluActivation::Silu, quantized_x_in(TensorView::whole(out), out_values, 1, limits)})};
+      case Fused::Gated:  // the gate: the norm weight's first float stands in
+        p.accumulate = true;
+        return std::vector<Op>{dmmv_intdot_gated_op(p, x, TensorView::whole(norm_weight), limits)};
     }
     return std::vector<Op>{};
   });
@@ -131,6 +138,7 @@ BenchCase fused_case(BenchEnv& env, WeightFormat format, const ProjectionShape& 
   if (deferred) c.cost.bytes += double(shape.cols) / 32 * 4;
   if (kind == Fused::Norm) c.cost.bytes += double(shape.rows) * (4 + 4 + 1.25 + 4.0 / 32);
   if (kind == Fused::Glu) c.cost.bytes += double(out_values) * 1.25 - double(shape.rows) * 4;
+  if (kind == Fused::Gated) c.cost.bytes += double(shape.rows) * 4 + 4;  // y read too (added into), the gate
   return c;
 }
 
@@ -230,6 +238,8 @@ void register_dmmv_intdot_benchmarks(GpuBenchmarks& benchmarks) {
       if (shape.role == "attn" || shape.role == "ffn_down") {  // the residual projections
         benchmarks.add("dmmv_intdot/" + fmt + "/norm/" + shape.name() + "/num_cols:1",
                        [=](BenchEnv& e) { return fused_case(e, format, shape, Fused::Norm); });
+        benchmarks.add("dmmv_intdot/" + fmt + "/gated/" + shape.name() + "/num_cols:1",
+                       [=](BenchEnv& e) { return fused_case(e, format, shape, Fused::Gated); });
       }
       if (shape.role == "ffn_up") {
         const ProjectionShape stack{"ffn_gate_up", 2 * shape.rows, shape.cols};

@@ -102,6 +102,13 @@ uint gate_row0, up_row0;  // the item's expert's first gate and up rows (moe_dmm
 #ifdef DMMV_INPUT_RMS
 #include "dmmv_intdot_input_rms.glsl"
 #endif
+#ifdef DMMV_OUTPUT_GATE
+// y += (W x) * sigmoid(g[c]): Qwen3.5's shared expert, its output gated by one scalar per
+// token and added into the residual (engine/ops/dmmv_intdot_op.h, dmmv_intdot_gated_op), with
+// sigmoid_mul.comp's expression, so that one dispatch does what the projection, sigmoid_mul
+// and add_in_place did.
+layout(binding = 4) readonly buffer OutputGate { float output_gate[]; };  // column c's at c
+#endif
 
 #if defined(MOE_DMMV) && defined(DMMV_GLU_EPILOGUE)
 #include "moe_dmmv_intdot_glu_main.glsl"
@@ -138,7 +145,11 @@ void main() {
     const float total = workgroup_total(i);
 #endif
     const uint at = pc.y_offset + c * pc.y_stride + pc.row_base + row;
+#ifdef DMMV_OUTPUT_GATE
+    y[at] = y[at] + total / (1.0 + exp(-output_gate[c]));
+#else
     y[at] = ACCUMULATE != 0 ? y[at] + total : total;
+#endif
   }
 }
 #endif  // the epilogues

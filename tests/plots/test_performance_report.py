@@ -221,22 +221,26 @@ def figure_row(text: str, start: str) -> list:
 
 
 def test_the_mixture_of_experts_rows_are_the_runs_tokens_per_second(binary, tmp_path):
-    common = ["--model", "tiny-moe", "--weights", "q4_k", "--repetitions", "3", "--no-bandwidth"]
-    runs = {"moe-prefill-tiny-moe": ["--prompt", "8", "--decode", "0", "--prefill", "matmul", "--chunk-cols", "8",
-                                     "--submit", "per-prompt"],
-            "moe-decode-tiny-moe": ["--prompt", "4", "--decode", "4", "--prefill", "batched", "--submit",
-                                    "per-token-ahead", "--barriers", "ledger", "--profile", "submit"]}
-    runs["moe-decode-int8-fused-tiny-moe"] = [*runs["moe-decode-tiny-moe"], "--dmmv-activations", "int8",
-                                              "--norm-placement", "producer", "--glu-placement", "producer"]
-    for ident, extra in runs.items():
-        cmd = [str(binary), "run", *common, *extra, "--out", str(tmp_path / f"{ident}.json")]
+    common = ["--weights", "q4_k", "--repetitions", "3", "--no-bandwidth"]
+    decode = ["--prompt", "4", "--decode", "4", "--prefill", "batched", "--submit", "per-token-ahead",
+              "--barriers", "ledger", "--profile", "submit"]
+    fused = [*decode, "--dmmv-activations", "int8", "--norm-placement", "producer", "--glu-placement", "producer"]
+    runs = {"moe-prefill-tiny-moe": ("tiny-moe", ["--prompt", "8", "--decode", "0", "--prefill", "matmul",
+                                                  "--chunk-cols", "8", "--submit", "per-prompt"]),
+            "moe-decode-tiny-moe": ("tiny-moe", decode),
+            "moe-decode-int8-fused-tiny-moe": ("tiny-moe", fused),
+            "hybrid-decode-int8-fused-tiny-hybrid": ("tiny-hybrid", fused)}
+    for ident, (model, extra) in runs.items():
+        cmd = [str(binary), "run", "--model", model, *common, *extra, "--out", str(tmp_path / f"{ident}.json")]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}"
     # A MoE decode that never ran (its model did not fit, say) is a missing row, not a failure.
     text = write_report(tmp_path, [*runs, "moe-decode-tiny-gemma"])
     for ident, row in (("moe-prefill-tiny-moe", "prefill tiny-moe q4_k (mixture of experts), 512"),
                        ("moe-decode-tiny-moe", "decode tiny-moe q4_k (mixture of experts), float"),
-                       ("moe-decode-int8-fused-tiny-moe", "decode tiny-moe q4_k (mixture of experts), int8")):
+                       ("moe-decode-int8-fused-tiny-moe", "decode tiny-moe q4_k (mixture of experts), int8"),
+                       ("hybrid-decode-int8-fused-tiny-hybrid", "decode tiny-hybrid q4_k (mixture of experts), "
+                                                                "Qwen3.5's hybrid")):
         phase = row.split()[0]
         cells = figure_row(text, row)
         tok_s = json.loads((tmp_path / f"{ident}.json").read_text())["runs"][0]["summary"][f"{phase}.tok_s"]

@@ -305,13 +305,14 @@ TEST(Placement, OnePlusWeightNormsMoveIntoTheirProducers) {
   }
 }
 
-// A shared expert reads the FFN norm's int8 form after the routed experts, twice: its gate and
-// up, then after its own SwiGLU and down its sigmoid gate (shared_gate_inp). Where the SwiGLUs
-// wrote their int8 forms elsewhere (glu_placement producer: into the gate/up kernels' outputs)
-// the norm's is still there both times and no quantize_x is needed; where their dispatches wrote
-// over it, each reader quantizes the norm's output again: two quantize_x more per layer
-// (tiny-hybrid's decode's other quantize_x are in both). Where the norm's division is deferred,
-// its output is never written and only the reuse is right (quantized_input throws otherwise).
+// A shared expert reads the FFN norm's int8 form after the routed experts: in decode its sigmoid
+// gate (shared_gate_inp) first, then its gate and up. Where the experts' SwiGLU wrote its int8
+// form elsewhere (glu_placement producer: into their gate/up kernel's output) the norm's is still
+// there and no quantize_x is needed; where the SwiGLU's dispatch wrote over it, the sigmoid gate
+// quantizes the norm's output again and gate and up reuse that: one quantize_x more per layer
+// (tiny-hybrid's decode's other quantize_x are in both). Down then applies the gate and adds
+// into x itself (dmmv_intdot_<fmt>_gated): no sigmoid_mul or add_in_place of the shared expert
+// is left, only the gated attention's sigmoid_mul in the full-attention layers.
 TEST(Placement, SharedExpertReusesTheNormsInt8FormWhereItSurvives) {
   if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
     GTEST_SKIP() << "no integer-dot path here";
@@ -323,9 +324,16 @@ TEST(Placement, SharedExpertReusesTheNormsInt8FormWhereItSurvives) {
     const auto it = m.find(name);
     return it == m.end() ? 0 : it->second;
   };
-  const int dispatched = count(decode_kernels(run), "quantize_x");
+  const auto kernels = decode_kernels(run);
+  const int dispatched = count(kernels, "quantize_x");
   run.forward.glu_placement = Placement::Producer;
-  EXPECT_EQ(dispatched - count(decode_kernels(run), "quantize_x"), 2 * layers * steps);
+  EXPECT_EQ(dispatched - count(decode_kernels(run), "quantize_x"), layers * steps);
+  int gated = 0;
+  for (const auto& [name, k] : kernels) gated += name.starts_with("dmmv_intdot_") && name.ends_with("_gated") ? k : 0;
+  EXPECT_EQ(gated, layers * steps);
+  const ModelConfig model = preset(run.model);
+  EXPECT_EQ(count(kernels, "sigmoid_mul"), (layers / static_cast<int>(model.full_attention_interval)) * steps);
+  EXPECT_EQ(count(kernels, "add"), 0);  // add_in_place's kernel
 }
 
 // One decode step after the same prefill, with the norms and gated units dispatched and with
