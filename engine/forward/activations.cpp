@@ -35,6 +35,9 @@ uint64_t columns_bytes(uint32_t width, uint32_t cols) { return uint64_t(column_s
 // Widths of the stacked buffers: every part padded to 64 floats, each at its widest.
 uint32_t qkv_width(const Widths& w) { return w.q ? column_stride(w.q) + 2 * column_stride(w.kv) : 0; }
 uint32_t gate_up_width(const Widths& w) { return 2 * column_stride(w.ffn); }
+uint32_t ssm_in_width(const Widths& w) {
+  return column_stride(w.channels) + column_stride(w.value) + 2 * column_stride(w.value_heads);
+}
 
 // Parts `widths` side by side in the columns of `b`, each starting on 64 floats.
 std::vector<Columns2D> stack_in(const Columns2D& b, std::initializer_list<uint32_t> widths) {
@@ -117,8 +120,7 @@ uint64_t Activations::bytes_needed(const ModelConfig& c, const ActivationSizes& 
              columns_bytes(1, cols) + (s.quantized_inputs ? moe_down_acc_norm_arrivals_bytes(w.hidden) : 0);
   }
   if (w.channels) {
-    total += columns_bytes(w.channels, cols) * 2 + columns_bytes(w.value, cols) * 3 +
-             columns_bytes(w.value_heads, cols) * 2;
+    total += columns_bytes(ssm_in_width(w), cols) + columns_bytes(w.channels, cols) + columns_bytes(w.value, cols) * 2;
   }
   return total;
 }
@@ -182,13 +184,15 @@ Activations::Activations(Device& device, const ModelConfig& c, const ActivationS
     }
   }
   if (w.channels) {
-    conv_in = columns(device, w.channels, cols, "conv in");
+    const Columns2D in = columns(device, ssm_in_width(w), cols, "ssm in");
+    const std::vector<Columns2D> parts = stack_in(in, {w.channels, w.value, w.value_heads, w.value_heads});
+    conv_in = parts[0];
+    ssm_z = parts[1];
+    ssm_b = parts[2];
+    ssm_a = parts[3];
     conv_out = columns(device, w.channels, cols, "conv out");
-    ssm_z = columns(device, w.value, cols, "ssm z");
     ssm_o = columns(device, w.value, cols, "ssm o");
     ssm_g = columns(device, w.value, cols, "ssm gated");
-    ssm_b = columns(device, w.value_heads, cols, "ssm beta");
-    ssm_a = columns(device, w.value_heads, cols, "ssm alpha");
   }
 }
 

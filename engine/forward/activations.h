@@ -88,7 +88,8 @@ class Activations {
   Buffer moe_acc_arrivals;  // decode's down with the accumulation: a counter per block of 32 hidden
                             // rows (moe_down_acc_norm_op.h), zeroed; only with sizes().quantized_inputs
 
-  // Gated DeltaNet (hybrid models)
+  // Gated DeltaNet (hybrid models). The outputs of its input projections, conv_in, ssm_z, ssm_b
+  // and ssm_a, are the parts of one stack (as qkv), so that they can be one projection.
   Columns2D conv_in, conv_out;         // [max_cols][channels]
   Columns2D ssm_z, ssm_o, ssm_g;       // [max_cols][value_heads * d_v]
   Columns2D ssm_b, ssm_a;              // [max_cols][value_heads]

@@ -10,6 +10,16 @@
 #include "engine/ops/ssm_gnorm_op.h"
 
 namespace pb {
+namespace {
+
+// The input projections, stacked where the weights lie so (ModelWeights::stacked): q/k/v into
+// the conv's input, the output gate z, beta and alpha.
+constexpr StackMember kSsmIn[] = {{TensorRole::SsmQkv, "ssm_qkv", nullptr},
+                                  {TensorRole::SsmZ, "ssm_z", "ssm_qkv_z"},
+                                  {TensorRole::SsmBeta, "ssm_beta", "ssm_qkv_z_beta"},
+                                  {TensorRole::SsmAlpha, "ssm_alpha", "ssm_in"}};
+
+}  // namespace
 
 void emit_deltanet_block(Emitter& e, const ForwardContext& f, uint32_t layer, const Chunk& chunk, Columns rest) {
   const ModelConfig& c = f.config();
@@ -20,10 +30,7 @@ void emit_deltanet_block(Emitter& e, const ForwardContext& f, uint32_t layer, co
   e.at(Phase::SsmProj, l, static_cast<int32_t>(chunk.pos0));
   f.norm_for_projection(e, "ssm_norm_in", f.act.x, f.tensor(TensorRole::AttnNorm, l), f.act.xn, all, chunk,
                         f.tensor(TensorRole::SsmQkv, l));
-  f.project(e, "ssm_qkv", f.tensor(TensorRole::SsmQkv, l), f.act.xn, f.act.conv_in, all, false, chunk);
-  f.project(e, "ssm_z", f.tensor(TensorRole::SsmZ, l), f.act.xn, f.act.ssm_z, all, false, chunk);
-  f.project(e, "ssm_beta", f.tensor(TensorRole::SsmBeta, l), f.act.xn, f.act.ssm_b, all, false, chunk);
-  f.project(e, "ssm_alpha", f.tensor(TensorRole::SsmAlpha, l), f.act.xn, f.act.ssm_a, all, false, chunk);
+  f.project_stack(e, kSsmIn, l, f.act.xn, {f.act.conv_in, f.act.ssm_z, f.act.ssm_b, f.act.ssm_a}, all, chunk);
 
   const TensorView conv_state = TensorView::whole(f.act.conv_state[layer]);
   const TensorView delta_state = TensorView::whole(f.act.delta_state[layer]);

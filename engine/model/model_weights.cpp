@@ -54,7 +54,7 @@ namespace {
 
 // Projections of one layer that read the same input, in the order their rows stack.
 struct StackGroup {
-  TensorRole roles[3];
+  TensorRole roles[4];
   size_t count;
 };
 constexpr StackGroup kStackGroups[] = {
@@ -64,6 +64,8 @@ constexpr StackGroup kStackGroups[] = {
     // The experts' gate and up: decode's gate/up with the SwiGLU reads both through one binding
     // (moe_dmmv_intdot_glu_op).
     {{TensorRole::MoeGateExps, TensorRole::MoeUpExps}, 2},
+    // A Gated DeltaNet's input projections (Qwen3.5): q/k/v, the output gate z, beta and alpha.
+    {{TensorRole::SsmQkv, TensorRole::SsmZ, TensorRole::SsmBeta, TensorRole::SsmAlpha}, 4},
 };
 
 // Plan indices of the tensors stored together with plan[i]: i alone, or the longest start of

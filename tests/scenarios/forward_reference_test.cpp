@@ -170,13 +170,35 @@ std::vector<ForwardCase> cases() {
 INSTANTIATE_TEST_SUITE_P(TinyModels, ForwardReferenceTest, ::testing::ValuesIn(cases()));
 
 // Decode kernel names, counted.
-std::map<std::string, int> decode_kernels(const RunConfig& run) {
+// Decode ops counted by kernel name, or with `labels` by the forward pass's label of each.
+std::map<std::string, int> decode_kernels(const RunConfig& run, bool labels = false) {
   PipelineSet pipelines(device(), nullptr);
   ModelSession session(device(), pipelines, transfer(), run, ModelSession::sizes_for(preset(run.model), {run}));
   RunExecutor executor(device(), pipelines, session, run);
   std::map<std::string, int> count;
-  for (const Op& op : executor.ops(false)) ++count[op.kernel->name];
+  for (const Op& op : executor.ops(false)) ++count[labels ? op.label : op.kernel->name];
   return count;
+}
+
+// A Gated DeltaNet's four input projections read the same norm: q/k/v, z and beta run as one
+// stacked projection (their weights and outputs lie side by side), alpha alone (beta's output is
+// padded to 64 floats, so alpha's does not follow it).
+TEST(Placement, DeltaNetInputProjectionsRunAsOneStack) {
+  RunConfig run = config_for({"tiny-hybrid", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4,
+                              DmmvActivations::Int8});
+  const ModelConfig model = preset(run.model);
+  int deltanet_layers = 0;
+  for (uint32_t l = 0; l < model.n_layers; ++l) deltanet_layers += model.layer_kind(l) == LayerKind::DeltaNet;
+  ASSERT_GT(deltanet_layers, 0);
+  const int steps = int(kDecode);
+  const auto labels = decode_kernels(run, true);
+  const auto count = [&](const std::string& label) {
+    const auto it = labels.find(label);
+    return it == labels.end() ? 0 : it->second;
+  };
+  EXPECT_EQ(count("ssm_qkv_z_beta"), deltanet_layers * steps);
+  EXPECT_EQ(count("ssm_alpha"), deltanet_layers * steps);
+  EXPECT_EQ(count("ssm_qkv") + count("ssm_z") + count("ssm_beta"), 0);
 }
 
 // With norm_placement producer, a dense model's decode step keeps no norm dispatch: the first
