@@ -96,7 +96,7 @@ bool emit_fused_gate_up(Emitter& e, const ForwardContext& f, int32_t l, const Ch
   // act itself is never written: down takes the int8 form, found as act's.
   e.last_quantized = QuantizedInput{ForwardContext::columns(act, n, assignments), n, m.top_k, act.stride,
                                     e.ops().size() - 1, out};
-  e.unwritten.push_back({e.last_quantized->x, e.ops().size() - 1});
+  e.mark_unwritten(e.last_quantized->x, e.ops().size() - 1);
   return true;
 }
 

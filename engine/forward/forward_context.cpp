@@ -23,6 +23,15 @@ void Emitter::operator()(std::vector<Op> ops, const char* label) {
   for (auto& op : ops) (*this)(std::move(op), label);
 }
 
+void Emitter::mark_unwritten(const TensorView& floats, size_t op_index) {
+  // A later producer of the same floats supersedes an earlier one: whatever was written since
+  // the later was written since the earlier too, so the list stays as short as its views.
+  std::erase_if(unwritten, [&](const Unwritten& u) {
+    return u.floats.buffer == floats.buffer && u.floats.offset == floats.offset && u.floats.bytes == floats.bytes;
+  });
+  unwritten.push_back({floats, op_index});
+}
+
 void Emitter::replace(size_t index, Op op) {
   const Op& old = out_.at(index);
   op.phase = old.phase;

@@ -114,7 +114,8 @@ class Emitter {
     TensorView floats;
     size_t op_index = 0;
   };
-  std::vector<Unwritten> unwritten;
+  std::vector<Unwritten> unwritten;  // one entry per view: the latest producer of it
+  void mark_unwritten(const TensorView& floats, size_t op_index);
 
  private:
   std::vector<Op>& out_;

@@ -57,8 +57,7 @@ const QuantizedX& ForwardContext::quantized_input(Emitter& e, const ProjectionPr
     return last->quantized;
   }
   for (const Emitter::Unwritten& u : e.unwritten) {
-    if (overlaps(u.floats, p.x) &&
-        !written_since(e.ops(), u.op_index + 1, u.floats)) {
+    if (overlaps(u.floats, p.x) && !written_since(e.ops(), u.op_index + 1, u.floats)) {
       throw std::logic_error("quantize_x of floats never written (op " + std::to_string(e.ops().size()) +
                              "): their producer at op " + std::to_string(u.op_index) +
                              " wrote only their int8 form, which a reader must take before anything overwrites it");
@@ -145,7 +144,7 @@ bool ForwardContext::defer_norm(Emitter& e, const RmsNormProblem& norm, const Ch
   }
   // y itself is never written: the readers take the int8 form, found as y's.
   e.last_quantized = QuantizedInput{norm.y, norm.n, 1, norm.y_stride, producer, out};
-  e.unwritten.push_back({norm.y, producer});
+  e.mark_unwritten(norm.y, producer);
   e.last_projection.reset();
   e.last_embed.reset();
   e.last_moe_acc.reset();
@@ -165,7 +164,7 @@ bool ForwardContext::glu_in_projection(Emitter& e, const GluProblem& glu, const 
   e.replace(r->op_index, dmmv_intdot_glu_op(r->problem, r->input, limits, GluEpilogue{glu.activation, out}));
   // out itself is never written: the down projection takes the int8 form, found as out's.
   e.last_quantized = QuantizedInput{glu.out, glu.n, 1, glu.out_stride, r->op_index, out};
-  e.unwritten.push_back({glu.out, r->op_index});
+  e.mark_unwritten(glu.out, r->op_index);
   e.last_projection.reset();
   return true;
 }
