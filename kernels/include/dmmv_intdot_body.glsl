@@ -104,7 +104,7 @@ uint gate_row0, up_row0;  // the item's expert's first gate and up rows (moe_dmm
 #endif
 #ifdef DMMV_OUTPUT_GATE
 // y += (W x) * sigmoid(g[c]): Qwen3.5's shared expert, its output gated by one scalar per
-// token and added into the residual (engine/ops/dmmv_intdot_op.h, dmmv_intdot_gated_op), with
+// token and added into the residual (engine/ops/dmmv_intdot_gated_op.h), with
 // sigmoid_mul.comp's expression, so that one dispatch does what the projection, sigmoid_mul
 // and add_in_place did.
 layout(binding = 4) readonly buffer OutputGate { float output_gate[]; };  // column c's at c
