@@ -28,8 +28,13 @@ void emit_deltanet_block(Emitter& e, const ForwardContext& f, uint32_t layer, co
   const Columns all = chunk.all();
   // The block's input norm exists only to feed its projections: it counts as ssm_proj.
   e.at(Phase::SsmProj, l, static_cast<int32_t>(chunk.pos0));
+  // Its readers are the four input projections alone: where all take int8 inputs, the norm's
+  // division may be deferred to them (defer_norm).
+  const auto int8 = [&](TensorRole role) { return f.projects_int8(f.tensor(role, l), chunk, all); };
+  const bool only_int8_readers =
+      int8(TensorRole::SsmQkv) && int8(TensorRole::SsmZ) && int8(TensorRole::SsmBeta) && int8(TensorRole::SsmAlpha);
   f.norm_for_projection(e, "ssm_norm_in", f.act.x, f.tensor(TensorRole::AttnNorm, l), f.act.xn, all, chunk,
-                        f.tensor(TensorRole::SsmQkv, l));
+                        f.tensor(TensorRole::SsmQkv, l), only_int8_readers);
   f.project_stack(e, kSsmIn, l, f.act.xn, {f.act.conv_in, f.act.ssm_z, f.act.ssm_b, f.act.ssm_a}, all, chunk);
 
   const TensorView conv_state = TensorView::whole(f.act.conv_state[layer]);

@@ -219,8 +219,10 @@ void emit_shared_expert(Emitter& e, const ForwardContext& f, int32_t l, const Ch
                        down);
   if (gated_down) {
     const QuantizedX act = f.quantized_input(e, down_into_x);
-    e(dmmv_intdot_gated_op(down_into_x, act, ForwardContext::columns(f.act.shared_gate, rest), f.limits),
-      "shared_down_gated");
+    const TensorView gate = ForwardContext::columns(f.act.shared_gate, rest);
+    e(dmmv_intdot_gated_op(down_into_x, act, gate, f.limits), "shared_down_gated");
+    // The layer's last op: the next layer's norm may move into it (defer_norm).
+    e.last_projection = ProjectionRecord{down_into_x, act, e.ops().size() - 1, gate};
     return;
   }
   f.project(e, "shared_down", down, f.act.act, f.act.tmp, rest, false, chunk);

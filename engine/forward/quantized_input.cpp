@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/ops/dmmv_intdot_gated_op.h"
 #include "engine/ops/dmmv_intdot_op.h"
 #include "engine/ops/embed_norm_op.h"
 #include "engine/ops/moe_down_acc_norm_op.h"
@@ -120,8 +121,11 @@ bool ForwardContext::defer_norm(Emitter& e, const RmsNormProblem& norm, const Ch
     if (!r->problem.accumulate || r->input.rms || !same_view(r->problem.y, norm.x) || r->problem.rows != norm.n) {
       return false;
     }
+    const bool gated = r->output_gate.buffer != nullptr;  // Qwen3.5's shared expert's down
+    if (gated && !has_gated_norm_kernel(r->problem.format)) return false;
     producer = r->op_index;
-    e.replace(producer, dmmv_intdot_norm_op(r->problem, r->input, limits, epilogue));
+    e.replace(producer, gated ? dmmv_intdot_gated_norm_op(r->problem, r->input, r->output_gate, limits, epilogue)
+                              : dmmv_intdot_norm_op(r->problem, r->input, limits, epilogue));
   } else if (const EmbedRecord* m = last_op_embed(e)) {  // the first layer's norm
     if (!same_view(m->problem.x, norm.x) || m->problem.hidden != norm.n || !has_embed_norm_kernel()) return false;
     producer = m->op_index;
