@@ -7,7 +7,6 @@
 #include "engine/ops/fill_zero_op.h"
 #include "engine/ops/ssm_conv_op.h"
 #include "engine/ops/ssm_delta_op.h"
-#include "engine/ops/ssm_gnorm_op.h"
 
 namespace pb {
 namespace {
@@ -70,13 +69,17 @@ void emit_deltanet_block(Emitter& e, const ForwardContext& f, uint32_t layer, co
   if (rest.count == 0) return;
 
   e.phase(Phase::SsmGnorm);
-  e(ssm_gnorm_op(SsmGnormProblem{ForwardContext::columns(f.act.ssm_o, rest), ForwardContext::columns(f.act.ssm_z, rest),
-                                 f.tensor(TensorRole::SsmNorm, l).view(), ForwardContext::columns(f.act.ssm_g, rest),
-                                 s.value_heads, s.d_v, rest.count, f.act.ssm_o.stride, f.act.ssm_z.stride,
-                                 f.act.ssm_g.stride, c.rms_eps}),
-    "ssm_gnorm");
+  // It writes the int8 form the output projection reads, where that takes int8 inputs.
+  const DeviceTensor& out = f.tensor(TensorRole::SsmOut, l);
+  f.ssm_gnorm_for_projection(
+      e, "ssm_gnorm",
+      SsmGnormProblem{ForwardContext::columns(f.act.ssm_o, rest), ForwardContext::columns(f.act.ssm_z, rest),
+                      f.tensor(TensorRole::SsmNorm, l).view(), ForwardContext::columns(f.act.ssm_g, rest),
+                      s.value_heads, s.d_v, rest.count, f.act.ssm_o.stride, f.act.ssm_z.stride, f.act.ssm_g.stride,
+                      c.rms_eps},
+      rest, chunk, out);
   e.phase(Phase::SsmOut);
-  f.project(e, "ssm_out", f.tensor(TensorRole::SsmOut, l), f.act.ssm_g, f.act.x, rest, true, chunk);
+  f.project(e, "ssm_out", out, f.act.ssm_g, f.act.x, rest, true, chunk);
 }
 
 }  // namespace pb

@@ -19,6 +19,7 @@
 #include "engine/ops/projection.h"
 #include "engine/ops/quantize_x_op.h"
 #include "engine/ops/rmsnorm_op.h"
+#include "engine/ops/ssm_gnorm_op.h"
 #include "harness/device_info.h"
 #include "harness/op.h"
 
@@ -185,6 +186,11 @@ struct ForwardContext {
   // glu_quantize where it takes int8 inputs, else glu. `glu` covers columns `cols` of the chunk.
   void glu_for_projection(Emitter& e, const char* label, const GluProblem& glu, Columns cols, const Chunk& chunk,
                           const DeviceTensor& consumer) const;
+  // The Gated DeltaNet's output norm in front of its output projection `consumer`:
+  // ssm_gnorm_quantize where that takes int8 inputs (and the heads fit the kernel), else
+  // ssm_gnorm. `gnorm` covers columns `cols` of the chunk.
+  void ssm_gnorm_for_projection(Emitter& e, const char* label, const SsmGnormProblem& gnorm, Columns cols,
+                                const Chunk& chunk, const DeviceTensor& consumer) const;
   // Decode attention in front of the projection `consumer` (the o-projection): its last
   // dispatch also quantizes the output where that projection takes int8 inputs of the same
   // width. `o_stride` is the output's column stride, as the projection will look it up.

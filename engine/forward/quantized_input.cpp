@@ -198,6 +198,17 @@ void ForwardContext::glu_for_projection(Emitter& e, const char* label, const Glu
   emit_quantizing(e, {glu_quantize_op(glu, q)}, label, glu.out, glu.n, glu.ncols, glu.out_stride, q);
 }
 
+void ForwardContext::ssm_gnorm_for_projection(Emitter& e, const char* label, const SsmGnormProblem& gnorm,
+                                              Columns cols, const Chunk& chunk, const DeviceTensor& consumer) const {
+  const uint32_t n = gnorm.heads * gnorm.d_v;
+  if (!producer_quantizes(*this, consumer, chunk, cols, n) || !ssm_gnorm_quantize_refusal(gnorm).empty()) {
+    e(ssm_gnorm_op(gnorm), label);
+    return;
+  }
+  const QuantizedX q = quantized_storage(act, n, cols.count, limits);
+  emit_quantizing(e, {ssm_gnorm_quantize_op(gnorm, q)}, label, gnorm.y, n, gnorm.ncols, gnorm.y_stride, q);
+}
+
 void ForwardContext::decode_attention_for_projection(Emitter& e, const AttentionDecodeProblem& attention,
                                                      uint32_t o_stride, Columns cols, const Chunk& chunk,
                                                      const DeviceTensor& consumer) const {

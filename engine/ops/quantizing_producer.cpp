@@ -51,6 +51,24 @@ Op glu_quantize_op(const GluProblem& p, const QuantizedX& out) {
   return quantizing_twin(glu_op(p), "glu_quantize", p.n, p.ncols, out);
 }
 
+// ssm_gnorm_quantize.comp has ssm_gnorm.comp's workgroups (one per head and token, 128
+// invocations); each invocation holds one element of the head, so heads fit the workgroup.
+std::string ssm_gnorm_quantize_refusal(const SsmGnormProblem& p) {
+  constexpr uint32_t kWorkgroup = 128;
+  if (find_kernel("ssm_gnorm_quantize") == nullptr) return "kernel ssm_gnorm_quantize was not compiled in";
+  if (p.d_v == 0 || p.d_v % kQuantizedXBlock != 0 || p.d_v > kWorkgroup) {
+    return "ssm_gnorm_quantize takes heads of at most " + std::to_string(kWorkgroup) +
+           " elements that are whole blocks of 32 (d_v = " + std::to_string(p.d_v) + ")";
+  }
+  return {};
+}
+
+Op ssm_gnorm_quantize_op(const SsmGnormProblem& p, const QuantizedX& out) {
+  const std::string refusal = ssm_gnorm_quantize_refusal(p);
+  if (!refusal.empty()) throw UsageError(refusal);
+  return quantizing_twin(ssm_gnorm_op(p), "ssm_gnorm_quantize", p.heads * p.d_v, p.ncols, out);
+}
+
 // The quantizing kernels take a block of 32 outputs from 8 consecutive vec4 items: attn_decode's
 // items run along a head (head_dim a multiple of 32 keeps blocks inside one), and an attn_merge
 // workgroup writes 8 vec4 columns, exactly one block.

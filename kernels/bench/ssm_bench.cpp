@@ -6,6 +6,8 @@
 //   ssm_delta/<shape>/tokens:C     the delta-rule recurrence over the chunk, token by token in
 //       one dispatch, the state S read and written once (kernels/ssm_delta.comp)
 //   ssm_gnorm/<shape>/tokens:C     the gated RMSNorm of its output (kernels/ssm_gnorm.comp)
+//   ssm_gnorm_quantize/<shape>/tokens:C  the same writing the output projection's int8 input
+//                                  (kernels/intdot/ssm_gnorm_quantize.comp)
 // <shape> is hk<key heads>hv<value heads>dk<d_k>dv<d_v> (ssm_name).
 //
 // What rotates: every input that comes from memory in the op stream, one buffer each per copy
@@ -21,12 +23,14 @@
 #include <string>
 #include <vector>
 
+#include "engine/ops/quantizing_producer.h"
 #include "engine/ops/ssm_conv_op.h"
 #include "engine/ops/ssm_delta_op.h"
 #include "engine/ops/ssm_gnorm_op.h"
 #include "kernels/bench/benchmarks.h"
 #include "kernels/bench/rotation.h"
 #include "kernels/bench/synthetic_fill.h"
+#include "kernels/registry.h"
 
 namespace pb::bench {
 namespace {
@@ -133,8 +137,9 @@ BenchCase delta_case(BenchEnv& env, uint32_t tokens) {
   return c;
 }
 
-// The gated norm of `tokens` columns of the recurrence's output o, gated by the z projection's.
-BenchCase gnorm_case(BenchEnv& env, uint32_t tokens) {
+// The gated norm of `tokens` columns of the recurrence's output o, gated by the z projection's;
+// with `quantize`, the form that also writes its int8 input of the output projection.
+BenchCase gnorm_case(BenchEnv& env, uint32_t tokens, bool quantize) {
   BenchCase c;
   const SsmShape& s = env.shapes().ssm;
   const uint32_t width = s.value_dim();
@@ -142,11 +147,16 @@ BenchCase gnorm_case(BenchEnv& env, uint32_t tokens) {
   const TensorView y = output(env, c, uint64_t(width) * tokens, "ssm gated");
   const auto copies =
       input_copies(env, c, 340, {{uint64_t(width) * tokens, "ssm o"}, {uint64_t(width) * tokens, "ssm z"}});
+  const BindingLimits limits = BindingLimits::of(env.info());
+  const Buffer& storage =
+      keep(c, Buffer(env.device(), quantized_x_bytes(width, tokens, limits), MemoryUse::Device, "ssm gated int8"));
+  const QuantizedX q = quantized_x_in(TensorView::whole(storage), width, tokens, limits);
   for (const std::vector<TensorView>& in : copies) {
-    c.round.push_back(ssm_gnorm_op(
-        SsmGnormProblem{in[0], in[1], weight, y, s.value_heads, s.d_v, tokens, width, width, width, kEps}));
+    const SsmGnormProblem p{in[0], in[1], weight, y, s.value_heads, s.d_v, tokens, width, width, width, kEps};
+    c.round.push_back(quantize ? ssm_gnorm_quantize_op(p, q) : ssm_gnorm_op(p));
   }
   c.cost = ssm_gnorm_cost(s, tokens);
+  if (quantize) c.cost.bytes += 1.25 * width * tokens;  // a byte an element and 8 a block of 32
   return c;
 }
 
@@ -160,7 +170,11 @@ void register_ssm_benchmarks(GpuBenchmarks& benchmarks) {
     const std::string suffix = "/tokens:" + std::to_string(tokens);
     benchmarks.add("ssm_conv/" + conv_name + suffix, [=](BenchEnv& env) { return conv_case(env, tokens); });
     benchmarks.add("ssm_delta/" + name + suffix, [=](BenchEnv& env) { return delta_case(env, tokens); });
-    benchmarks.add("ssm_gnorm/" + name + suffix, [=](BenchEnv& env) { return gnorm_case(env, tokens); });
+    benchmarks.add("ssm_gnorm/" + name + suffix, [=](BenchEnv& env) { return gnorm_case(env, tokens, false); });
+    if (find_kernel("ssm_gnorm_quantize") != nullptr && shapes.ssm.d_v % 32 == 0 && shapes.ssm.d_v <= 128) {
+      benchmarks.add("ssm_gnorm_quantize/" + name + suffix,
+                     [=](BenchEnv& env) { return gnorm_case(env, tokens, true); });
+    }
   }
 }
 

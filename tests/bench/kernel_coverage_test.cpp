@@ -126,6 +126,7 @@ const Coverage kCoverage[] = {
     {"ssm_conv", "ssm_conv/"},
     {"ssm_delta", "ssm_delta/"},
     {"ssm_gnorm", "ssm_gnorm/"},
+    {"ssm_gnorm_quantize", "ssm_gnorm_quantize/"},
 };
 
 // Kernels with no benchmark of their own, and why.

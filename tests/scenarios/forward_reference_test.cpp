@@ -297,6 +297,31 @@ TEST(Placement, MoeDecodeRunsItsExpertsOnInt8InputsAndTheirSwigluInGateAndUp) {
   EXPECT_EQ(kernels(norms, "moe_dmmv_intdot_", true), layers * steps);
 }
 
+// A Gated DeltaNet's output norm writes the int8 input its output projection reads
+// (ssm_gnorm_quantize): in an int8 decode no plain ssm_gnorm is left, one quantizing norm per
+// DeltaNet layer and step; with float inputs the plain norm stays.
+TEST(Placement, DeltaNetOutputNormWritesTheInt8FormItsProjectionReads) {
+  if (find_kernel("ssm_gnorm_quantize") == nullptr || !device().info().caps.integer_dot_product) {
+    GTEST_SKIP() << "no integer-dot path here";
+  }
+  RunConfig run = config_for({"tiny-hybrid", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4,
+                              DmmvActivations::Int8});
+  const ModelConfig model = preset(run.model);
+  const int steps = int(kDecode), layers = static_cast<int>(model.n_layers);
+  const int deltanet = layers - layers / static_cast<int>(model.full_attention_interval);
+  const auto count = [](const std::map<std::string, int>& m, const std::string& name) {
+    const auto it = m.find(name);
+    return it == m.end() ? 0 : it->second;
+  };
+  const auto int8 = decode_kernels(run);
+  EXPECT_EQ(count(int8, "ssm_gnorm_quantize"), deltanet * steps);
+  EXPECT_EQ(count(int8, "ssm_gnorm"), 0);
+  run.forward.dmmv_activations = DmmvActivations::Float;
+  const auto floats = decode_kernels(run);
+  EXPECT_EQ(count(floats, "ssm_gnorm"), deltanet * steps);
+  EXPECT_EQ(count(floats, "ssm_gnorm_quantize"), 0);
+}
+
 // The models whose norms multiply by 1 + w (Qwen3.5's tiny-hybrid, tiny-gemma) move them into
 // their producers as the others do (the producers specialized for it): every norm that leaves its
 // dispatch under norm_placement producer is written by a producer instead.

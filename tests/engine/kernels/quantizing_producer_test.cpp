@@ -124,6 +124,67 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GluQuantizeTest,
                                            ProducerCase{14336, 1, false, 4.0f}, ProducerCase{14336, 2, true, 4.0f},
                                            ProducerCase{1024, 2, false, 60.0f}));
 
+struct GnormQuantizeCase {
+  uint32_t heads, d_v, ncols;
+  float magnitude;  // o uniform in [-magnitude, magnitude]
+};
+
+void PrintTo(const GnormQuantizeCase& c, std::ostream* os) {
+  *os << c.heads << " heads x " << c.d_v << " ncols=" << c.ncols << " |o|<=" << c.magnitude;
+}
+
+class SsmGnormQuantizeTest : public GpuTest, public ::testing::WithParamInterface<GnormQuantizeCase> {};
+
+TEST_P(SsmGnormQuantizeTest, WritesTheBitsOfSsmGnormThenQuantizeX) {
+  const GnormQuantizeCase& p = GetParam();
+  std::mt19937 rng(17 + p.heads + p.d_v + p.ncols);
+  const uint32_t width = p.heads * p.d_v;
+  const uint32_t o_stride = width + 3, z_stride = width + 6, y_stride = width + 4;  // quantize_x reads y as vec4s
+  const auto o = random_columns(width, p.ncols, o_stride, -p.magnitude, p.magnitude, rng);
+  const auto z = random_columns(width, p.ncols, z_stride, -6.0f, 6.0f, rng);
+  const auto w = random_columns(p.d_v, 1, p.d_v, -1.0f, 1.0f, rng);
+  const std::vector<float> y0(size_t(p.ncols) * y_stride, kPadding);
+  Buffer ob = upload_floats(o, "o"), zb = upload_floats(z, "z"), wb = upload_floats(w, "w");
+  Buffer fused_yb = upload_floats(y0, "fused y"), pair_yb = upload_floats(y0, "pair y");
+  QuantizedBuffer fused_q(width, p.ncols), pair_q(width, p.ncols);
+  auto problem = [&](const Buffer& y) {
+    return SsmGnormProblem{TensorView::whole(ob), TensorView::whole(zb), TensorView::whole(wb), TensorView::whole(y),
+                           p.heads, p.d_v, p.ncols, o_stride, z_stride, y_stride, 1e-6f};
+  };
+  if (!fused_kernels_expected()) {
+    EXPECT_NE(ssm_gnorm_quantize_refusal(problem(fused_yb)), "");
+    EXPECT_THROW(ssm_gnorm_quantize_op(problem(fused_yb), fused_q.view), UsageError);
+    return;
+  }
+  ASSERT_EQ(ssm_gnorm_quantize_refusal(problem(fused_yb)), "");
+  expect_fused_equals_pair({ssm_gnorm_quantize_op(problem(fused_yb), fused_q.view)}, {ssm_gnorm_op(problem(pair_yb))},
+                           fused_yb, pair_yb, y0, width, p.ncols, y_stride, fused_q, pair_q);
+}
+
+// Heads of the workgroup's size (Qwen3.5's 128, 32 of them) and below it (tiny-hybrid's 64, one
+// block), several tokens, o of large magnitude.
+INSTANTIATE_TEST_SUITE_P(Sizes, SsmGnormQuantizeTest,
+                         ::testing::Values(GnormQuantizeCase{32, 128, 1, 1.0f}, GnormQuantizeCase{4, 64, 3, 1.0f},
+                                           GnormQuantizeCase{3, 32, 2, 1.0f}, GnormQuantizeCase{8, 96, 2, 3000.0f}));
+
+TEST(QuantizingProducerOps, SsmGnormQuantizeRefusesHeadsItCannotHold) {
+  Buffer any(device(), 1 << 16, MemoryUse::Device, "any");
+  const BindingLimits limits = BindingLimits::of(device().info());
+  const TensorView v = TensorView::whole(any);
+  const auto problem = [&](uint32_t d_v) { return SsmGnormProblem{v, v, v, v.slice(1 << 15, 1 << 14), 2, d_v, 1,
+                                                                  2 * d_v, 2 * d_v, 2 * d_v, 1e-6f}; };
+  const QuantizedX q = quantized_x_in(v, 128, 1, limits);
+  if (find_kernel("ssm_gnorm_quantize") == nullptr) {
+    EXPECT_THROW(ssm_gnorm_quantize_op(problem(64), q), UsageError);
+    return;
+  }
+  EXPECT_NO_THROW(ssm_gnorm_quantize_op(problem(64), q));
+  EXPECT_NE(ssm_gnorm_quantize_refusal(problem(48)), "");   // not whole blocks
+  EXPECT_NE(ssm_gnorm_quantize_refusal(problem(256)), "");  // more elements than invocations
+  EXPECT_THROW(ssm_gnorm_quantize_op(problem(256), quantized_x_in(v, 512, 1, limits)), UsageError);
+  EXPECT_THROW(ssm_gnorm_quantize_op(problem(32), q), UsageError);  // the storage holds 128-wide columns
+}
+
 TEST(QuantizingProducerOps, RefuseWidthsThatAreNotWholeBlocksAndStorageTooSmall) {
   Buffer any(device(), 1 << 16, MemoryUse::Device, "any");
   const BindingLimits limits = BindingLimits::of(device().info());
