@@ -90,14 +90,13 @@ void emit_attention_block(Emitter& e, const ForwardContext& f, uint32_t layer, c
   const TensorView q = ForwardContext::columns(q_out, rest);
   const TensorView o = ForwardContext::columns(f.act.attn, q_dim, rest);
   const DeviceTensor& wo = f.tensor(TensorRole::AttnOutput, l);
+  const TensorView gate = c.attention_output_gate ? ForwardContext::columns(f.act.qgate, q_dim, rest) : TensorView{};
+  bool gated = false;  // whether the attention applied the output gate
   if (rest.count == 1) {
     AttentionDecodeProblem decode{shape, cache, q, o, TensorView::whole(f.act.scratch), chunk.pos0 + rest.first};
     if (rope_in_attention) decode.rope = AttentionDecodeRope{rope, ForwardContext::columns(v_out, all)};
-    if (c.attention_output_gate) {  // the gate rewrites o: quantize after it, in the projection
-      e(attention_decode_ops(decode, f.limits), "attention");
-    } else {
-      f.decode_attention_for_projection(e, decode, f.act.attn.stride, rest, chunk, wo);
-    }
+    // Where it quantizes o for the projection, it applies the output gate first.
+    gated = f.decode_attention_for_projection(e, decode, f.act.attn.stride, rest, chunk, wo, gate);
   } else {
     e(attention_prefill_ops(AttentionPrefillProblem{shape, cache, q, o, chunk.pos0 + rest.first, rest.count,
                                                     q_out.stride, f.act.attn.stride},
@@ -106,9 +105,8 @@ void emit_attention_block(Emitter& e, const ForwardContext& f, uint32_t layer, c
   }
 
   e.phase(Phase::AttnOut);
-  if (c.attention_output_gate) {
-    e(sigmoid_mul_op(SigmoidMulProblem{ForwardContext::columns(f.act.qgate, q_dim, rest), o, q_dim, rest.count,
-                                       f.act.qgate.stride, f.act.attn.stride, false}),
+  if (c.attention_output_gate && !gated) {
+    e(sigmoid_mul_op(SigmoidMulProblem{gate, o, q_dim, rest.count, f.act.qgate.stride, f.act.attn.stride, false}),
       "attn_output_gate");
   }
   if (c.post_norms) {

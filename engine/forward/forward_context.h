@@ -193,9 +193,13 @@ struct ForwardContext {
                                 const Chunk& chunk, const DeviceTensor& consumer) const;
   // Decode attention in front of the projection `consumer` (the o-projection): its last
   // dispatch also quantizes the output where that projection takes int8 inputs of the same
-  // width. `o_stride` is the output's column stride, as the projection will look it up.
-  void decode_attention_for_projection(Emitter& e, const AttentionDecodeProblem& attention, uint32_t o_stride,
-                                       Columns cols, const Chunk& chunk, const DeviceTensor& consumer) const;
+  // width. `o_stride` is the output's column stride, as the projection will look it up. With
+  // `output_gate` (Qwen3.5's gated attention), that dispatch divides the output by 1 +
+  // exp(-gate) first; true where it did (the caller's sigmoid_mul is then done), false where the
+  // attention ran plain.
+  bool decode_attention_for_projection(Emitter& e, const AttentionDecodeProblem& attention, uint32_t o_stride,
+                                       Columns cols, const Chunk& chunk, const DeviceTensor& consumer,
+                                       const TensorView& output_gate = {}) const;
   // Adds a sub-block's output (in act.tmp) to the residual through its post-norm (Gemma).
   void post_norm_add(Emitter& e, TensorRole norm, int32_t layer, Columns cols) const;
 };

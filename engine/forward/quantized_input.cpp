@@ -209,20 +209,24 @@ void ForwardContext::ssm_gnorm_for_projection(Emitter& e, const char* label, con
   emit_quantizing(e, {ssm_gnorm_quantize_op(gnorm, q)}, label, gnorm.y, n, gnorm.ncols, gnorm.y_stride, q);
 }
 
-void ForwardContext::decode_attention_for_projection(Emitter& e, const AttentionDecodeProblem& attention,
+bool ForwardContext::decode_attention_for_projection(Emitter& e, const AttentionDecodeProblem& attention,
                                                      uint32_t o_stride, Columns cols, const Chunk& chunk,
-                                                     const DeviceTensor& consumer) const {
+                                                     const DeviceTensor& consumer,
+                                                     const TensorView& output_gate) const {
   const uint32_t n = attention.shape.n_heads * attention.shape.head_dim;
-  // A block of 32 must lie inside one head (the kernels quantize by head).
+  // A block of 32 must lie inside one head (the kernels quantize by head); the gate is read
+  // from its binding's start.
+  const bool gated = output_gate.buffer != nullptr;
   if (!producer_quantizes(*this, consumer, chunk, cols, n) || cols.count != 1 ||
-      attention.shape.head_dim % kQuantizedXBlock != 0) {
+      attention.shape.head_dim % kQuantizedXBlock != 0 || (gated && output_gate.offset % limits.offset_alignment != 0)) {
     e(attention_decode_ops(attention, limits), "attention");
-    return;
+    return false;
   }
   const QuantizedX q = quantized_storage(act, n, 1, limits);
   // The last op (attn_decode, or attn_merge after it) writes o and its int8 form.
-  emit_quantizing(e, attention_decode_quantize_ops(attention, q, limits), "attention", attention.o, n, 1, o_stride,
-                  q);
+  emit_quantizing(e, attention_decode_quantize_ops(attention, q, limits, {}, output_gate), "attention", attention.o,
+                  n, 1, o_stride, q);
+  return gated;
 }
 
 }  // namespace pb

@@ -73,7 +73,8 @@ Op ssm_gnorm_quantize_op(const SsmGnormProblem& p, const QuantizedX& out) {
 // items run along a head (head_dim a multiple of 32 keeps blocks inside one), and an attn_merge
 // workgroup writes 8 vec4 columns, exactly one block.
 std::vector<Op> attention_decode_quantize_ops(const AttentionDecodeProblem& p, const QuantizedX& out,
-                                              const BindingLimits& limits, const AttentionDecodeTuning& tuning) {
+                                              const BindingLimits& limits, const AttentionDecodeTuning& tuning,
+                                              const TensorView& output_gate) {
   if (p.shape.head_dim % kQuantizedXBlock != 0 || tuning.threads % 8 != 0) {
     throw UsageError("attention decode quantize: head_dim (" + std::to_string(p.shape.head_dim) +
                      ") must be a multiple of 32 and threads (" + std::to_string(tuning.threads) +
@@ -82,8 +83,17 @@ std::vector<Op> attention_decode_quantize_ops(const AttentionDecodeProblem& p, c
   static_assert(kAttnMergeCols * 4 == kQuantizedXBlock, "an attn_merge workgroup writes one block");
   std::vector<Op> ops = attention_decode_ops(p, limits, tuning);
   Op& last = ops.back();  // attn_merge, attn_decode_rope or attn_decode (after the RoPE's own op)
-  const std::string twin = last.kernel->name + "_quantize";
-  last = quantizing_twin(last, twin.c_str(), p.shape.n_heads * p.shape.head_dim, 1, out);
+  const uint32_t n = p.shape.n_heads * p.shape.head_dim;
+  const bool gated = output_gate.buffer != nullptr;
+  const std::string twin = last.kernel->name + (gated ? "_quantize_gated" : "_quantize");
+  last = quantizing_twin(last, twin.c_str(), n, 1, out);
+  if (gated) {  // read as vec4s from the binding's start: head 0's first element
+    if (output_gate.bytes < uint64_t(n) * 4 || output_gate.offset % limits.offset_alignment != 0) {
+      throw UsageError("attention decode quantize: the output gate must hold n_heads x head_dim = " +
+                       std::to_string(n) + " floats from an offset on " + std::to_string(limits.offset_alignment));
+    }
+    last.bindings.push_back(output_gate.slice(0, uint64_t(n) * 4).read());
+  }
   return ops;
 }
 

@@ -47,7 +47,11 @@ Op ssm_gnorm_quantize_op(const SsmGnormProblem& problem, const QuantizedX& out);
 // with one split, else attn_merge) also writes the output, n_heads * head_dim floats as one
 // column, quantized into `out`. Throws as rmsnorm_quantize_op does, and for a head_dim that is
 // not a multiple of 32.
+// With `output_gate` (n_heads * head_dim floats, on the device's offset alignment), the output
+// is first divided by 1 + exp(-gate) elementwise, as sigmoid_mul_op would after it (Qwen3.5's
+// gated attention; the _quantize_gated twins).
 std::vector<Op> attention_decode_quantize_ops(const AttentionDecodeProblem& problem, const QuantizedX& out,
-                                              const BindingLimits& limits, const AttentionDecodeTuning& tuning = {});
+                                              const BindingLimits& limits, const AttentionDecodeTuning& tuning = {},
+                                              const TensorView& output_gate = {});
 
 }  // namespace pb

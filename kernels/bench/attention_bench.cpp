@@ -12,6 +12,7 @@
 #include "engine/ops/attention_tile.h"
 #include "engine/ops/quantizing_producer.h"
 #include "kernels/bench/benchmarks.h"
+#include "kernels/registry.h"
 #include "kernels/bench/rotation.h"
 #include "kernels/bench/synthetic_fill.h"
 
@@ -59,9 +60,10 @@ AttentionDecodeRope rope_inputs(BenchEnv& env, BenchCase& c, const AttentionShap
 
 // `quantize`: the form int8 decode runs, whose last dispatch also writes the output's int8 blocks
 // for the o-projection (attention_decode_quantize_ops: attn_decode_quantize,
-// attn_decode_rope_quantize, or attn_merge_quantize after split partials).
+// attn_decode_rope_quantize, or attn_merge_quantize after split partials); with `gated` too,
+// Qwen3.5's, whose output gate that dispatch applies first (the _quantize_gated twins).
 BenchCase decode_case(BenchEnv& env, uint32_t ctx, bool rope, const AttentionDecodeTuning& tuning = {},
-                      bool quantize = false) {
+                      bool quantize = false, bool gated = false) {
   BenchCase c;
   AttentionShape s = env.shapes().attention;
   s.max_ctx = ctx;
@@ -82,15 +84,20 @@ BenchCase decode_case(BenchEnv& env, uint32_t ctx, bool rope, const AttentionDec
                                                                  MemoryUse::Device, "o quantized"))),
                                 n, 1, limits)
                : QuantizedX{};
+  const TensorView gate =
+      gated ? TensorView::whole(keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, q_floats, 5,
+                                                         "output gate")))
+            : TensorView{};
   for (const KvCacheView& cache : kv_copies(env, c, s)) {
     const AttentionDecodeProblem p{
         s, cache, TensorView::whole(q), TensorView::whole(o), TensorView::whole(scratch), ctx - 1, own_token};
-    const auto ops = quantize ? attention_decode_quantize_ops(p, qx, limits, tuning)
+    const auto ops = quantize ? attention_decode_quantize_ops(p, qx, limits, tuning, gate)
                               : attention_decode_ops(p, limits, tuning);
     c.round.insert(c.round.end(), ops.begin(), ops.end());
   }
   c.cost = attention_decode_cost(s, ctx);
   if (quantize) c.cost.bytes += 1.25 * double(q_floats);  // the int8 blocks: a byte and a 4-byte scale per 32
+  if (gated) c.cost.bytes += 4.0 * double(q_floats);      // the gate read
   return c;
 }
 
@@ -128,6 +135,12 @@ void register_attention_benchmarks(GpuBenchmarks& benchmarks) {
                      [=](BenchEnv& env) { return decode_case(env, ctx, false, {}, true); });
       benchmarks.add("attn_decode_rope_quantize/" + shapes.attention_name() + "/ctx:" + std::to_string(ctx),
                      [=](BenchEnv& env) { return decode_case(env, ctx, true, {}, true); });
+      if (find_kernel("attn_decode_quantize_gated") != nullptr) {  // Qwen3.5's gated attention
+        benchmarks.add("attn_decode_quantize_gated/" + shapes.attention_name() + "/ctx:" + std::to_string(ctx),
+                       [=](BenchEnv& env) { return decode_case(env, ctx, false, {}, true, true); });
+        benchmarks.add("attn_decode_rope_quantize_gated/" + shapes.attention_name() + "/ctx:" + std::to_string(ctx),
+                       [=](BenchEnv& env) { return decode_case(env, ctx, true, {}, true, true); });
+      }
     }
   }
   // The decode kernel with the RoPE under each candidate tile and smallest split (which still

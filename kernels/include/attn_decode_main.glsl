@@ -65,6 +65,11 @@ layout(push_constant) uniform Push {
 #include "dmmv_intdot_quantized_x.glsl"
 #define QB4_SCRATCH row_max_s  // free once attend() is done
 #include "quantize_block.glsl"
+#ifdef OUTPUT_GATE
+// o / (1 + exp(-g)), elementwise, before it is written and quantized (Qwen3.5's gated
+// attention; sigmoid_mul.comp's expression): the binding after the quantized output's.
+layout(binding = QX_SCALES_BINDING + 1) readonly buffer OutGate { vec4 out_gate[]; };  // [n_heads][HEAD_DIM]
+#endif
 #endif
 
 uint row_pos(uint r) { return pc.pos; }
@@ -103,7 +108,11 @@ void main() {
     const bool live = i < ROWS * D4;
     const uint r = i / D4, c = i % D4;
     const uint head = head0 + r;
+#ifdef OUTPUT_GATE
+    const vec4 out4 = live ? (acc[n] / l_acc[n]) / (1.0 + exp(-out_gate[(head * HEAD_DIM) / 4 + c])) : vec4(0.0);
+#else
     const vec4 out4 = live ? acc[n] / l_acc[n] : vec4(0.0);
+#endif
     if (live) {
       const uint at = pc.o_offset + head * HEAD_DIM + 4 * c;
       o[at] = out4.x;

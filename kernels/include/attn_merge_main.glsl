@@ -44,6 +44,11 @@ shared vec4 sum_s[THREADS];
 #include "dmmv_intdot_quantized_x.glsl"
 #define QB4_SCRATCH wr_float_slots  // workgroup_reduce.glsl's: free once the denominator is known
 #include "quantize_block.glsl"
+#ifdef OUTPUT_GATE
+// o / (1 + exp(-g)), elementwise, before it is written and quantized (Qwen3.5's gated
+// attention; sigmoid_mul.comp's expression).
+layout(binding = 4) readonly buffer OutGate { vec4 out_gate[]; };  // [n_heads][HEAD_DIM]
+#endif
 #endif
 
 // (max, sum) of split s for head h.
@@ -79,7 +84,11 @@ void main() {
   vec4 out4 = vec4(0.0);
   if (g == 0) {
     for (uint k = 1; k < GROUPS; ++k) acc += sum_s[k * COLS + t];
+#ifdef OUTPUT_GATE
+    out4 = (acc / denom) / (1.0 + exp(-out_gate[(h * HEAD_DIM) / 4 + c]));
+#else
     out4 = acc / denom;
+#endif
     const uint at = pc.o_offset + h * HEAD_DIM + 4 * c;
     o[at] = out4.x;
     o[at + 1] = out4.y;
