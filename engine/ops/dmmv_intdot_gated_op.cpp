@@ -64,15 +64,14 @@ bool has_gated_norm_kernel(WeightFormat format) {
 
 Op dmmv_intdot_gated_norm_op(const ProjectionProblem& p, const QuantizedX& x, const TensorView& gate,
                              const BindingLimits& limits, const NormEpilogue& norm) {
-  const char* name = dmmv_intdot_gated_norm_kernel_name(p.format);
-  if (name == nullptr || find_kernel(name) == nullptr) {
+  if (!has_gated_norm_kernel(p.format)) {
     throw UsageError(std::string("dmmv_intdot_gated_norm: no gated norm-writing kernel for ") +
                      std::string(format_name(p.format)) + " in this build");
   }
   if (gate.buffer == nullptr || gate.bytes < 4) throw UsageError("dmmv_intdot_gated_norm: the gate must hold the column's float");
   // The norm-writing projection's checks, workgroups, specialization and bindings 0-7.
   Op op = dmmv_intdot_norm_op(p, x, limits, norm);
-  op.kernel = find_kernel(name);
+  op.kernel = find_kernel(dmmv_intdot_gated_norm_kernel_name(p.format));
   op.bindings.push_back(gate.slice(0, 4).read());  // binding 8
   op.label = "dmmv_intdot_gated_norm";
   return op;

@@ -12,9 +12,9 @@
 #include "engine/ops/attention_tile.h"
 #include "engine/ops/quantizing_producer.h"
 #include "kernels/bench/benchmarks.h"
-#include "kernels/registry.h"
 #include "kernels/bench/rotation.h"
 #include "kernels/bench/synthetic_fill.h"
+#include "kernels/registry.h"
 
 namespace pb::bench {
 namespace {

@@ -112,15 +112,14 @@ BenchCase fused_case(BenchEnv& env, WeightFormat format, const ProjectionShape& 
                                      "fused dmmv output"));
   const Buffer& norm_weight = keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32,
                                                        out_values, 5, "fused dmmv norm weight"));
+  const NormEpilogue norm{TensorView::whole(norm_weight),
+                          deferred_norm_in(TensorView::whole(out), out_values, 1e-5f, limits)};
   add_projection_rounds(c, env, format, shape, 1, 1, "fused dmmv", [&](const ProjectionProblem& plain) {
     ProjectionProblem p = plain;
     switch (kind) {
       case Fused::Norm:
         p.accumulate = true;
-        return std::vector<Op>{dmmv_intdot_norm_op(
-            p, x, limits,
-            NormEpilogue{TensorView::whole(norm_weight),
-                         deferred_norm_in(TensorView::whole(out), out_values, 1e-5f, limits)})};
+        return std::vector<Op>{dmmv_intdot_norm_op(p, x, limits, norm)};
       case Fused::Rms:
         return dmmv_intdot_ops(p, x, limits);
       case Fused::Glu:
@@ -131,10 +130,7 @@ BenchCase fused_case(BenchEnv& env, WeightFormat format, const ProjectionShape& 
         return std::vector<Op>{dmmv_intdot_gated_op(p, x, TensorView::whole(norm_weight), limits)};
       case Fused::GatedNorm:
         p.accumulate = true;
-        return std::vector<Op>{dmmv_intdot_gated_norm_op(
-            p, x, TensorView::whole(norm_weight), limits,
-            NormEpilogue{TensorView::whole(norm_weight),
-                         deferred_norm_in(TensorView::whole(out), out_values, 1e-5f, limits)})};
+        return std::vector<Op>{dmmv_intdot_gated_norm_op(p, x, TensorView::whole(norm_weight), limits, norm)};
     }
     return std::vector<Op>{};
   });
