@@ -65,15 +65,22 @@ uint64_t quantized_inputs_bytes(const Widths& w, const ActivationSizes& s, uint3
   return std::max(dense, quantized_x_bytes(quantized_width(w.expert_ffn), s.max_cols * top_k, limits));
 }
 
-// The gated unit's int8 form: one column of the FFN width, rounded up as above; in a MoE model
-// at least one column of the experts' width per choice of a decode token (the experts' gate and
-// up with the SwiGLU write it, moe_dmmv_intdot_glu_op).
+// The gated units' int8 forms (Activations::dense_quantized_act, experts_quantized_act): one
+// column of the FFN width (dense or shared expert), rounded up as above and to a binding
+// offset; in a MoE model after it one column of the experts' width per choice of a decode token
+// (the experts' gate and up with the SwiGLU write it, moe_dmmv_intdot_glu_op).
+uint64_t dense_quantized_act_bytes(const Widths& w, const ActivationSizes& s) {
+  if (!s.quantized_inputs || w.ffn == 0) return 0;
+  const BindingLimits limits{s.binding_alignment};
+  const uint64_t align = std::max<uint64_t>(limits.offset_alignment, 16);
+  return (quantized_x_bytes(quantized_width(w.ffn), 1, limits) + align - 1) / align * align;
+}
+
 uint64_t quantized_act_bytes(const Widths& w, const ActivationSizes& s, uint32_t top_k) {
   if (!s.quantized_inputs || std::max(w.ffn, w.expert_ffn) == 0) return 0;
-  const BindingLimits limits{s.binding_alignment};
-  const uint64_t dense = w.ffn ? quantized_x_bytes(quantized_width(w.ffn), 1, limits) : 0;
+  const uint64_t dense = dense_quantized_act_bytes(w, s);
   if (w.expert_ffn == 0) return dense;
-  return std::max(dense, quantized_x_bytes(quantized_width(w.expert_ffn), top_k, limits));
+  return dense + quantized_x_bytes(quantized_width(w.expert_ffn), top_k, BindingLimits{s.binding_alignment});
 }
 
 // A norm's deferred int8 form: one column of the hidden state, rounded up as above.
@@ -95,6 +102,15 @@ std::vector<Columns2D> Activations::qkv(const ModelConfig& config, uint32_t laye
 }
 
 std::vector<Columns2D> Activations::gate_up(uint32_t width) const { return stack_in(gate_up_columns, {width, width}); }
+
+TensorView Activations::dense_quantized_act() const {
+  return TensorView::whole(quantized_act).slice(0, experts_act_offset_ > 0 ? experts_act_offset_ : quantized_act.size());
+}
+
+TensorView Activations::experts_quantized_act() const {
+  const TensorView all = TensorView::whole(quantized_act);
+  return all.slice(experts_act_offset_, all.bytes - experts_act_offset_);
+}
 
 uint64_t Activations::bytes_needed(const ModelConfig& c, const ActivationSizes& s) {
   const Widths w = widths_of(c);
@@ -152,6 +168,7 @@ Activations::Activations(Device& device, const ModelConfig& c, const ActivationS
     deferred_norm = Buffer(device, deferred_norm_storage_bytes(w, s), MemoryUse::Device, "deferred norm");
     if (w.ffn || w.expert_ffn) {
       quantized_act = Buffer(device, quantized_act_bytes(w, s, c.moe.top_k), MemoryUse::Device, "quantized act");
+      experts_act_offset_ = dense_quantized_act_bytes(w, s);
     }
   }
   k_cache.resize(c.n_layers);

@@ -54,6 +54,11 @@ class Activations {
   std::vector<Columns2D> qkv(const ModelConfig& config, uint32_t layer) const;
   // Gate and up of an FFN `width` wide (dense or shared expert), in gate_up_columns.
   std::vector<Columns2D> gate_up(uint32_t width) const;
+  // quantized_act's regions: the dense or shared expert's gated unit at its start, the routed
+  // experts' after it. Apart, so that in a MoE decode the experts' gate and up write theirs while
+  // the shared expert's down still reads its own, with no barrier between the two dispatches.
+  TensorView dense_quantized_act() const;
+  TensorView experts_quantized_act() const;
 
   Columns2D x, xn, tmp, tmp2;          // hidden: the residual stream, its norm, sub-block outputs
   Columns2D qgate, attn;               // n_heads * head_dim (widest layer)
@@ -75,8 +80,9 @@ class Activations {
                          // sizes().quantized_inputs. Apart from quantized_x, which that
                          // projection reads while it writes this
   Buffer quantized_act;  // the FFN gated unit's int8 form written by the gate/up projection (one
-                         // column: glu_placement producer); only with sizes().quantized_inputs.
-                         // Apart from quantized_x, which that projection may read meanwhile
+                         // column: glu_placement producer), and the experts' (dense_ and
+                         // experts_quantized_act); only with sizes().quantized_inputs. Apart from
+                         // quantized_x, which that projection may read meanwhile
   std::vector<Buffer> k_cache, v_cache;  // per attention layer [n_kv_heads][max_ctx][head_dim] f16
 
   // Mixture of experts (MoE models)
@@ -99,6 +105,7 @@ class Activations {
   Columns2D columns(Device& device, uint32_t width, uint32_t cols, const char* name);
 
   ActivationSizes sizes_;
+  uint64_t experts_act_offset_ = 0;  // where quantized_act's experts' region starts
   std::vector<std::unique_ptr<Buffer>> column_buffers_;  // behind pointers: Columns2D point into it
 };
 

@@ -1,7 +1,7 @@
 // The FFN block of a layer: its norm, then a dense gated FFN (SwiGLU or GeGLU, through Gemma's
-// post-norm where the model has one) or a mixture of experts: router, top-k and the work list,
-// the selected experts' gate/up, SwiGLU and down, the weighted accumulation, and the shared
-// expert with its sigmoid gate.
+// post-norm where the model has one) or a mixture of experts: the router, the shared expert with
+// its sigmoid gate, then top-k and the work list, the selected experts' gate/up, SwiGLU and down,
+// and their weighted accumulation.
 #include <algorithm>
 
 #include "engine/forward/forward_context.h"
@@ -89,7 +89,7 @@ bool emit_fused_gate_up(Emitter& e, const ForwardContext& f, int32_t l, const Ch
   const QuantizedX& x = f.quantized_input(
       e, ProjectionProblem{p.format, p.weights, p.x, p.y, n, hidden, 1, f.act.xn.stride, p.y_stride, false});
   const TensorView gate_up{gate.storage, gate.offset, 2 * gate.spec.bytes()};
-  const QuantizedX out = quantized_x_in(TensorView::whole(f.act.quantized_act), n, m.top_k, f.limits);
+  const QuantizedX out = quantized_x_in(f.act.experts_quantized_act(), n, m.top_k, f.limits);
   e(moe_dmmv_intdot_glu_op(p, gate_up, x, ForwardContext::columns(f.act.router, tokens), routing, f.limits,
                            GluEpilogue{f.config().ffn_activation, out}),
     "expert_routing_gate_up_swiglu");
@@ -219,10 +219,8 @@ void emit_shared_expert(Emitter& e, const ForwardContext& f, int32_t l, const Ch
                        down);
   if (gated_down) {
     const QuantizedX act = f.quantized_input(e, down_into_x);
-    const TensorView gate = ForwardContext::columns(f.act.shared_gate, rest);
-    e(dmmv_intdot_gated_op(down_into_x, act, gate, f.limits), "shared_down_gated");
-    // The layer's last op: the next layer's norm may move into it (defer_norm).
-    e.last_projection = ProjectionRecord{down_into_x, act, e.ops().size() - 1, gate};
+    e(dmmv_intdot_gated_op(down_into_x, act, ForwardContext::columns(f.act.shared_gate, rest), f.limits),
+      "shared_down_gated");
     return;
   }
   f.project(e, "shared_down", down, f.act.act, f.act.tmp, rest, false, chunk);
@@ -270,16 +268,22 @@ void emit_ffn_block(Emitter& e, const ForwardContext& f, uint32_t layer, const C
     emit_dense_ffn(e, f, l, chunk, rest);
     return;
   }
+  // The router, then a shared expert, then the routed experts (in every strategy, so that
+  // prefill and decode add into the residual in one order). The experts' accumulation is then
+  // the layer's last op, and in decode the next norm moves into it, with their down where that is
+  // one dispatch (defer_norm). Under ledger barriers the router runs beside the shared expert's
+  // first projections, and the experts' gate and up beside its down (their int8 act apart,
+  // Activations::experts_quantized_act).
   e.phase(Phase::MoeRouter);
   f.project(e, "moe_router", f.tensor(TensorRole::MoeRouter, l), f.act.xn, f.act.router, rest, false, chunk);
-  const std::optional<QuantizedInput> normed = e.last_quantized;  // the norm's int8 form, if any
+  if (c.moe.has_shared_expert()) {
+    // The experts read the norm's int8 form again (quantized_input takes it where nothing since
+    // wrote it or xn: where the norm's division was deferred, xn itself was never written).
+    const std::optional<QuantizedInput> normed = e.last_quantized;  // the norm's int8 form, if any
+    emit_shared_expert(e, f, l, chunk, rest);
+    if (normed) e.last_quantized = normed;
+  }
   emit_experts(e, f, l, chunk, rest);
-  if (!c.moe.has_shared_expert()) return;
-  // The experts' SwiGLU quantized its own output since; the shared expert reads the norm's int8
-  // form again (quantized_input takes it where nothing since wrote it or xn: where the norm's
-  // division was deferred, xn itself was never written).
-  if (normed) e.last_quantized = normed;
-  emit_shared_expert(e, f, l, chunk, rest);
 }
 
 }  // namespace pb

@@ -57,7 +57,6 @@ struct ProjectionRecord {
   ProjectionProblem problem;
   QuantizedX input;     // its x, quantized
   size_t op_index = 0;  // its op in the list
-  TensorView output_gate;  // where its output is gated (dmmv_intdot_gated_op): the gate's float
 };
 
 // A decode step's token embedding (one column), remembered so that the first layer's attention

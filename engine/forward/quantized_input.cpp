@@ -6,7 +6,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/ops/dmmv_intdot_gated_op.h"
 #include "engine/ops/dmmv_intdot_op.h"
 #include "engine/ops/embed_norm_op.h"
 #include "engine/ops/moe_down_acc_norm_op.h"
@@ -121,11 +120,8 @@ bool ForwardContext::defer_norm(Emitter& e, const RmsNormProblem& norm, const Ch
     if (!r->problem.accumulate || r->input.rms || !same_view(r->problem.y, norm.x) || r->problem.rows != norm.n) {
       return false;
     }
-    const bool gated = r->output_gate.buffer != nullptr;  // Qwen3.5's shared expert's down
-    if (gated && !has_gated_norm_kernel(r->problem.format)) return false;
     producer = r->op_index;
-    e.replace(producer, gated ? dmmv_intdot_gated_norm_op(r->problem, r->input, r->output_gate, limits, epilogue)
-                              : dmmv_intdot_norm_op(r->problem, r->input, limits, epilogue));
+    e.replace(producer, dmmv_intdot_norm_op(r->problem, r->input, limits, epilogue));
   } else if (const EmbedRecord* m = last_op_embed(e)) {  // the first layer's norm
     if (!same_view(m->problem.x, norm.x) || m->problem.hidden != norm.n || !has_embed_norm_kernel()) return false;
     producer = m->op_index;
@@ -164,7 +160,7 @@ bool ForwardContext::glu_in_projection(Emitter& e, const GluProblem& glu, const 
       glu.up.buffer != glu.gate.buffer || glu.up.offset != glu.gate.offset + uint64_t(glu.n) * 4) {
     return false;
   }
-  const QuantizedX out = quantized_x_in(TensorView::whole(act.quantized_act), glu.n, 1, limits);
+  const QuantizedX out = quantized_x_in(act.dense_quantized_act(), glu.n, 1, limits);
   e.replace(r->op_index, dmmv_intdot_glu_op(r->problem, r->input, limits, GluEpilogue{glu.activation, out}));
   // out itself is never written: the down projection takes the int8 form, found as out's.
   e.last_quantized = QuantizedInput{glu.out, glu.n, 1, glu.out_stride, r->op_index, out};

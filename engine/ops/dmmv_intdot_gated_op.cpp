@@ -48,33 +48,4 @@ Op dmmv_intdot_gated_op(const ProjectionProblem& p, const QuantizedX& x, const T
   return op;
 }
 
-const char* dmmv_intdot_gated_norm_kernel_name(WeightFormat format) {
-  switch (format) {
-    case WeightFormat::Q4_K: return "dmmv_intdot_q4_k_gated_norm";
-    case WeightFormat::Q8_0: return "dmmv_intdot_q8_0_gated_norm";
-    case WeightFormat::Q6_K: return "dmmv_intdot_q6_k_gated_norm";
-    default: return nullptr;
-  }
-}
-
-bool has_gated_norm_kernel(WeightFormat format) {
-  const char* name = dmmv_intdot_gated_norm_kernel_name(format);
-  return name != nullptr && find_kernel(name) != nullptr;
-}
-
-Op dmmv_intdot_gated_norm_op(const ProjectionProblem& p, const QuantizedX& x, const TensorView& gate,
-                             const BindingLimits& limits, const NormEpilogue& norm) {
-  if (!has_gated_norm_kernel(p.format)) {
-    throw UsageError(std::string("dmmv_intdot_gated_norm: no gated norm-writing kernel for ") +
-                     std::string(format_name(p.format)) + " in this build");
-  }
-  if (gate.buffer == nullptr || gate.bytes < 4) throw UsageError("dmmv_intdot_gated_norm: the gate must hold the column's float");
-  // The norm-writing projection's checks, workgroups, specialization and bindings 0-7.
-  Op op = dmmv_intdot_norm_op(p, x, limits, norm);
-  op.kernel = find_kernel(dmmv_intdot_gated_norm_kernel_name(p.format));
-  op.bindings.push_back(gate.slice(0, 4).read());  // binding 8
-  op.label = "dmmv_intdot_gated_norm";
-  return op;
-}
-
 }  // namespace pb

@@ -23,18 +23,4 @@ std::string dmmv_intdot_gated_refusal(const ProjectionProblem& p);
 Op dmmv_intdot_gated_op(const ProjectionProblem& p, const QuantizedX& x, const TensorView& gate,
                         const BindingLimits& limits);
 
-// "dmmv_intdot_q4_k_gated_norm", ..._q8_0_gated_norm, ..._q6_k_gated_norm; null for the others.
-const char* dmmv_intdot_gated_norm_kernel_name(WeightFormat format);
-
-// Whether this build has the gated projection that writes the norm after it for `format`.
-bool has_gated_norm_kernel(WeightFormat format);
-
-// The gated projection that also writes the RMSNorm after it (norm_placement: producer): y +=
-// (W x) * sigmoid(gate[0]), then `norm`'s int8 input and block squares from that y, as
-// dmmv_intdot_norm_op writes them (its workgroups and bindings 0-7, the gate at binding 8).
-// Qwen3.5's shared expert's down is its layer's last op, so the next layer's norm moves into it.
-// Throws UsageError naming what does not hold.
-Op dmmv_intdot_gated_norm_op(const ProjectionProblem& p, const QuantizedX& x, const TensorView& gate,
-                             const BindingLimits& limits, const NormEpilogue& norm);
-
 }  // namespace pb

@@ -63,6 +63,28 @@ std::vector<Op> moe_block_ops(const MoeBlockProblem& p, const MoeBlockWeights& w
   const uint32_t fs = s.ffn_stride;
   BlockBuilder b(p, s.routing, mode, limits);
 
+  // The shared expert first, then the routed experts: the engine's order of adds into x
+  // (engine/forward/ffn_block.cpp) and the reference's (moe_ref.cpp).
+  if (shape.has_shared_expert()) {
+    const uint32_t Fs = shape.shared_expert_ffn, ss = s.shared_stride;
+    const Phase se = Phase::SharedExpert;
+    b.add(b.dense(w.shared_gate, p.xn, p.xn_stride, s.shared_gate, ss, Fs, H), se, "shared_gate");
+    b.add(b.dense(w.shared_up, p.xn, p.xn_stride, s.shared_up, ss, Fs, H), se, "shared_up");
+    b.add(glu_op(GluProblem{s.shared_gate, s.shared_up, s.shared_act, Fs, C, ss, ss, ss,
+                            GluActivation::Silu}),
+          se, "shared_swiglu");
+    if (w.shared_gate_inp.view.buffer == nullptr) {  // ungated: down adds straight into the residual
+      b.add(b.dense(w.shared_down, s.shared_act, ss, p.x, p.x_stride, H, Fs, true), se, "shared_down");
+    } else {
+      b.add(b.dense(w.shared_down, s.shared_act, ss, s.shared_out, s.out_stride, H, Fs), se, "shared_down");
+      b.add(b.dense(w.shared_gate_inp, p.xn, p.xn_stride, s.shared_scalar, 1, 1, H), se, "shared_gate_inp");
+      b.add(sigmoid_mul_op(SigmoidMulProblem{s.shared_scalar, s.shared_out, H, C, 1, s.out_stride, true}),
+            se, "shared_sigmoid_mul");
+      b.add(add_in_place_op(AddInPlaceProblem{p.x, s.shared_out, H, C, p.x_stride, s.out_stride}), se,
+            "shared_add");
+    }
+  }
+
   b.add(b.dense(w.router, p.xn, p.xn_stride, s.logits, s.logits_stride, E, H), Phase::MoeRouter,
         "moe_router");
   b.add(moe_topk_op(shape, s.logits, s.logits_stride, C, s.routing), Phase::MoeTopk, "moe_topk");
@@ -77,25 +99,6 @@ std::vector<Op> moe_block_ops(const MoeBlockProblem& p, const MoeBlockWeights& w
         Phase::MoeDown, "moe_down");
   b.add(moe_acc_op(MoeAccProblem{s.out, p.x, shape, H, C, s.out_stride, p.x_stride}, s.routing),
         Phase::MoeAcc, "moe_acc");
-  if (!shape.has_shared_expert()) return b.take();
-
-  const uint32_t Fs = shape.shared_expert_ffn, ss = s.shared_stride;
-  const Phase se = Phase::SharedExpert;
-  b.add(b.dense(w.shared_gate, p.xn, p.xn_stride, s.shared_gate, ss, Fs, H), se, "shared_gate");
-  b.add(b.dense(w.shared_up, p.xn, p.xn_stride, s.shared_up, ss, Fs, H), se, "shared_up");
-  b.add(glu_op(GluProblem{s.shared_gate, s.shared_up, s.shared_act, Fs, C, ss, ss, ss,
-                          GluActivation::Silu}),
-        se, "shared_swiglu");
-  if (w.shared_gate_inp.view.buffer == nullptr) {  // ungated: down adds straight into the residual
-    b.add(b.dense(w.shared_down, s.shared_act, ss, p.x, p.x_stride, H, Fs, true), se, "shared_down");
-    return b.take();
-  }
-  b.add(b.dense(w.shared_down, s.shared_act, ss, s.shared_out, s.out_stride, H, Fs), se, "shared_down");
-  b.add(b.dense(w.shared_gate_inp, p.xn, p.xn_stride, s.shared_scalar, 1, 1, H), se, "shared_gate_inp");
-  b.add(sigmoid_mul_op(SigmoidMulProblem{s.shared_scalar, s.shared_out, H, C, 1, s.out_stride, true}),
-        se, "shared_sigmoid_mul");
-  b.add(add_in_place_op(AddInPlaceProblem{p.x, s.shared_out, H, C, p.x_stride, s.out_stride}), se,
-        "shared_add");
   return b.take();
 }
 

@@ -1,13 +1,14 @@
-// The whole MoE FFN of one layer as an op sequence, each op tagged with its phase:
+// The whole MoE FFN of one layer as an op sequence, each op tagged with its phase, the shared
+// expert first (the engine's order):
+//   shared_expert  gate/up DMMVs, glu, down DMMV; with a scalar gate: its DMMV (one row),
+//               sigmoid_mul broadcast over the column, add in place; without: down
+//               accumulates into x
 //   moe_router  router DMMV, logits [C][E]
 //   moe_topk    moe_topk, moe_group (routes and the work list)
 //   moe_gate_up expert DMMVs over the selected experts (gate, up), [C*K][F]
 //   moe_swiglu  glu over the C*K assignment columns
 //   moe_down    expert DMMV (down), [C*K][hidden]
 //   moe_acc     x += weighted sum of each token's K outputs
-//   shared_expert  gate/up DMMVs, glu, down DMMV; with a scalar gate: its DMMV (one row),
-//               sigmoid_mul broadcast over the column, add in place; without: down
-//               accumulates into x
 // The dense projections use the DMMV (a caller that wants the matmul for prefill composes the
 // pieces itself). Layer and token are left for the caller's emitter.
 #pragma once

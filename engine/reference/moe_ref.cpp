@@ -146,6 +146,20 @@ void moe_block(const MoeShape& s, uint32_t hidden, const MoeDenseWeights& w,
   std::vector<float> route_w(size_t(ncols) * K);
   moe_topk(logits, E, E, K, s.norm_topk, ncols, route_e, route_w);
 
+  // The shared expert first, then the routed experts: the engine's order of adds into x.
+  if (Fs > 0) {
+    std::vector<float> shared(hidden);
+    for (uint32_t c = 0; c < ncols; ++c) {
+      const float* xc = xn.data() + size_t(c) * xn_stride;
+      swiglu_ffn(w.shared_gate.data(), w.shared_up.data(), w.shared_down.data(), Fs, hidden, xc,
+                 shared.data());
+      float* xo = x.data() + size_t(c) * x_stride;
+      const double gate = w.shared_gate_inp.empty() ? INFINITY : dot(w.shared_gate_inp.data(), xc, hidden);
+      const double scale = 1.0 / (1.0 + std::exp(-gate));  // 1 without a gate
+      for (uint32_t i = 0; i < hidden; ++i) xo[i] = xo[i] + static_cast<float>(shared[i] * scale);
+    }
+  }
+
   const size_t up_stride = size_t(F) * hidden, down_stride = size_t(hidden) * F;
   std::vector<float> out(size_t(ncols) * K * hidden);
   for (uint32_t a = 0; a < ncols * K; ++a) {
@@ -155,18 +169,6 @@ void moe_block(const MoeShape& s, uint32_t hidden, const MoeDenseWeights& w,
                out.data() + size_t(a) * hidden);
   }
   moe_acc(route_w, K, out, hidden, x, x_stride, hidden, ncols);
-  if (Fs == 0) return;
-
-  std::vector<float> shared(hidden);
-  for (uint32_t c = 0; c < ncols; ++c) {
-    const float* xc = xn.data() + size_t(c) * xn_stride;
-    swiglu_ffn(w.shared_gate.data(), w.shared_up.data(), w.shared_down.data(), Fs, hidden, xc,
-               shared.data());
-    float* xo = x.data() + size_t(c) * x_stride;
-    const double gate = w.shared_gate_inp.empty() ? INFINITY : dot(w.shared_gate_inp.data(), xc, hidden);
-    const double scale = 1.0 / (1.0 + std::exp(-gate));  // 1 without a gate
-    for (uint32_t i = 0; i < hidden; ++i) xo[i] = xo[i] + static_cast<float>(shared[i] * scale);
-  }
 }
 
 }  // namespace pb::ref

@@ -32,8 +32,6 @@
 //       deferred norm that applies the GLU and writes act's int8 form (glu_placement: producer)
 //   dmmv_intdot/<fmt>/gated/<attn|ffn_down>/num_cols:1  the projection that scales its output by
 //       sigmoid(g) and adds it into y (Qwen3.5's shared expert's down in decode)
-//   dmmv_intdot/<fmt>/gated_norm/<attn|ffn_down>/num_cols:1  the same that then writes the next
-//       RMSNorm's int8 input and block squares, as norm/ does (the shared down in Qwen3.5's fused decode)
 // Compare with dmmv/<fmt>/spec/<shape>/num_cols:N (dmmv_bench.cpp), which reads the same weights.
 #include "engine/ops/dmmv_intdot_gated_op.h"
 #include "engine/ops/dmmv_intdot_op.h"
@@ -92,7 +90,7 @@ BenchCase intdot_case(BenchEnv& env, WeightFormat format, const ProjectionShape&
 
 // The kinds of fused kernel (the forms of decode's norm and GLU placements, and Qwen3.5's gated
 // shared expert).
-enum class Fused { Norm, Rms, Glu, Gated, GatedNorm };
+enum class Fused { Norm, Rms, Glu, Gated };
 
 // One column of `shape` through the fused kernel `kind`, its input a deferred norm's for Rms and
 // Glu. The outputs beyond y are the engine's: the norm's or act's int8 form (and the norm's block
@@ -128,9 +126,6 @@ BenchCase fused_case(BenchEnv& env, WeightFormat format, const ProjectionShape& 
       case Fused::Gated:  // the gate: the norm weight's first float stands in
         p.accumulate = true;
         return std::vector<Op>{dmmv_intdot_gated_op(p, x, TensorView::whole(norm_weight), limits)};
-      case Fused::GatedNorm:
-        p.accumulate = true;
-        return std::vector<Op>{dmmv_intdot_gated_norm_op(p, x, TensorView::whole(norm_weight), limits, norm)};
     }
     return std::vector<Op>{};
   });
@@ -140,10 +135,9 @@ BenchCase fused_case(BenchEnv& env, WeightFormat format, const ProjectionShape& 
   // form where y would be (no floats written).
   c.cost.bytes += (1.25 - 4.0) * double(shape.cols);
   if (deferred) c.cost.bytes += double(shape.cols) / 32 * 4;
-  if (kind == Fused::Norm || kind == Fused::GatedNorm) c.cost.bytes += double(shape.rows) * (4 + 4 + 1.25 + 4.0 / 32);
+  if (kind == Fused::Norm) c.cost.bytes += double(shape.rows) * (4 + 4 + 1.25 + 4.0 / 32);
   if (kind == Fused::Glu) c.cost.bytes += double(out_values) * 1.25 - double(shape.rows) * 4;
   if (kind == Fused::Gated) c.cost.bytes += double(shape.rows) * 4 + 4;  // y read too (added into), the gate
-  if (kind == Fused::GatedNorm) c.cost.bytes += 4;  // the gate, besides the norm's traffic
   return c;
 }
 
@@ -245,8 +239,6 @@ void register_dmmv_intdot_benchmarks(GpuBenchmarks& benchmarks) {
                        [=](BenchEnv& e) { return fused_case(e, format, shape, Fused::Norm); });
         benchmarks.add("dmmv_intdot/" + fmt + "/gated/" + shape.name() + "/num_cols:1",
                        [=](BenchEnv& e) { return fused_case(e, format, shape, Fused::Gated); });
-        benchmarks.add("dmmv_intdot/" + fmt + "/gated_norm/" + shape.name() + "/num_cols:1",
-                       [=](BenchEnv& e) { return fused_case(e, format, shape, Fused::GatedNorm); });
       }
       if (shape.role == "ffn_up") {
         const ProjectionShape stack{"ffn_gate_up", 2 * shape.rows, shape.cols};

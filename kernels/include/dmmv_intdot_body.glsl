@@ -27,8 +27,6 @@
 //                       (dmmv_intdot_input_rms.glsl)
 //   DMMV_GLU_EPILOGUE   the stacked gate and up projection that writes the int8 input of the
 //                       down projection, act = glu(gate, up) (dmmv_intdot_glu_epilogue.glsl)
-//   DMMV_OUTPUT_GATE    y += (W x) sigmoid(g) (below); with DMMV_NORM_EPILOGUE as well, the
-//                       gated sum is what the norm epilogue adds into y (_gated_norm.comp)
 // and the experts' forms, MOE_DMMV (intdot/moe_dmmv_intdot_<fmt>.comp,
 // moe_dmmv_intdot_main.glsl): the routed experts' gate, up or down over a work list; with
 // DMMV_GLU_EPILOGUE their gate and up with the SwiGLU (moe_dmmv_intdot_glu_main.glsl).
@@ -109,11 +107,7 @@ uint gate_row0, up_row0;  // the item's expert's first gate and up rows (moe_dmm
 // token and added into the residual (engine/ops/dmmv_intdot_gated_op.h), with
 // sigmoid_mul.comp's expression, so that one dispatch does what the projection, sigmoid_mul
 // and add_in_place did.
-// Binding 4 unless the kernel names another (its _gated_norm form, whose binding 4 is the norm's).
-#ifndef DMMV_OUTPUT_GATE_BINDING
-#define DMMV_OUTPUT_GATE_BINDING 4
-#endif
-layout(binding = DMMV_OUTPUT_GATE_BINDING) readonly buffer OutputGate { float output_gate[]; };  // column c's at c
+layout(binding = 4) readonly buffer OutputGate { float output_gate[]; };  // column c's at c
 #endif
 
 #if defined(MOE_DMMV) && defined(DMMV_GLU_EPILOGUE)

@@ -11,9 +11,6 @@
 // For that a workgroup owns one whole block: 32 rows, as teams of 32 invocations of ROWS rows
 // each (dmmv_intdot_block_teams.glsl), workgroup size 32 * 32 / ROWS.
 //
-// With DMMV_OUTPUT_GATE (dmmv_intdot_<fmt>_gated_norm.comp) the rows added into y are the gated
-// sums, (W x) sigmoid(g), as the plain gated kernel adds them.
-//
 // Needs NUM_COLS = 1, ACCUMULATE = 1 and rows a multiple of 32 (engine/ops/dmmv_intdot_op.cpp
 // checks); pc.row_base is the slice's first row in y and in the norm's output.
 #ifndef PB_DMMV_INTDOT_NORM_EPILOGUE_GLSL
@@ -38,22 +35,12 @@ void main() {
   const bool holds = t < TEAM;
   const uint row = pc.row_base + block_row + t;  // the norm's element, for the holders
   const float weight = holds ? applied_norm_weight(norm_weight[row]) : 0.0;
-#ifdef DMMV_OUTPUT_GATE
-  const float gate = output_gate[0];  // the gated form adds (W x) sigmoid(g)
-#endif
   accumulate_team_rows(first_row, 0u, lane);
-#ifdef DMMV_OUTPUT_GATE
-  const float gate_denominator = 1.0 + exp(-gate);  // the plain gated kernel's expression
-#endif
 
   // Lane r of a team adds row r of its rows into y (acc indexed by constants only).
   [[unroll]] for (int r = 0; r < ROWS; ++r) {
     if (lane == uint(r)) {
-#ifdef DMMV_OUTPUT_GATE
-      const float value = y_old + acc[r] / gate_denominator;
-#else
       const float value = y_old + acc[r];
-#endif
       y[pc.y_offset + pc.row_base + first_row + uint(r)] = value;
       block_values[team * ROWS + uint(r)] = value;
     }

@@ -59,7 +59,6 @@ const Coverage kCoverage[] = {
     {"dmmv_intdot_q8_0_norm", "dmmv_intdot/q8_0/norm/"},
     {"dmmv_intdot_q8_0_glu", "dmmv_intdot/q8_0/glu/"},
     {"dmmv_intdot_q8_0_gated", "dmmv_intdot/q8_0/gated/"},
-    {"dmmv_intdot_q8_0_gated_norm", "dmmv_intdot/q8_0/gated_norm/"},
     {"dmmv_intdot_q4_k", "dmmv_intdot/q4_k/dmmv/"},
     {"dmmv_intdot_q4_k16", "dmmv_intdot/q4_k/dmmv/"},  // /chunk:16
     {"dmmv_intdot_q4_k32", "dmmv_intdot/q4_k/dmmv/"},  // /chunk:32
@@ -67,13 +66,11 @@ const Coverage kCoverage[] = {
     {"dmmv_intdot_q4_k_norm", "dmmv_intdot/q4_k/norm/"},
     {"dmmv_intdot_q4_k_glu", "dmmv_intdot/q4_k/glu/"},
     {"dmmv_intdot_q4_k_gated", "dmmv_intdot/q4_k/gated/"},
-    {"dmmv_intdot_q4_k_gated_norm", "dmmv_intdot/q4_k/gated_norm/"},
     {"dmmv_intdot_q6_k", "dmmv_intdot/q6_k/dmmv/"},
     {"dmmv_intdot_q6_k_rms", "dmmv_intdot/q6_k/rms/"},
     {"dmmv_intdot_q6_k_norm", "dmmv_intdot/q6_k/norm/"},
     {"dmmv_intdot_q6_k_glu", "dmmv_intdot/q6_k/glu/"},
     {"dmmv_intdot_q6_k_gated", "dmmv_intdot/q6_k/gated/"},
-    {"dmmv_intdot_q6_k_gated_norm", "dmmv_intdot/q6_k/gated_norm/"},
     {"dmmv_coopmat_q8_0", "dmmv_coopmat_tuning/q8_0/", true},
     {"dmmv_coopmat_q4_k", "dmmv_coopmat_tuning/q4_k/", true},
     {"dmmv_int8mat_q8_0", "dmmv_int8mat_tuning/q8_0/", true, true},

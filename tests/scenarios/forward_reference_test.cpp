@@ -13,6 +13,7 @@
 #include "engine/model/presets.h"
 #include "engine/reference_forward.h"
 #include "harness/errors.h"
+#include "harness/hazard_ledger.h"
 #include "harness/pipeline.h"
 #include "kernels/registry.h"
 #include "scenarios/model_session.h"
@@ -350,22 +351,23 @@ TEST(Placement, OnePlusWeightNormsMoveIntoTheirProducers) {
     EXPECT_EQ(count(dispatched, false), 0) << model;
     EXPECT_EQ(count(produced, false), moved) << model;
     // Every Qwen3.5 norm has a producer: the embedding, the residual projections, and after a MoE
-    // FFN its shared expert's gated down (dmmv_intdot_<fmt>_gated_norm), whose readers (attention,
-    // the DeltaNet's input projections, the LM head) all take int8 inputs.
+    // FFN the routed experts' down, which adds the experts into x after the shared expert did
+    // (moe_dmmv_intdot_<fmt>_acc_norm); their readers (attention, the DeltaNet's input
+    // projections, the LM head) all take int8 inputs.
     if (std::string(model) == "tiny-hybrid") {
       EXPECT_EQ(count(produced, true), 0) << model;
     }
   }
 }
 
-// A shared expert reads the FFN norm's int8 form after the routed experts: in decode its sigmoid
-// gate (shared_gate_inp) first, then its gate and up. Where the experts' SwiGLU wrote its int8
-// form elsewhere (glu_placement producer: into their gate/up kernel's output) the norm's is still
-// there and no quantize_x is needed; where the SwiGLU's dispatch wrote over it, the sigmoid gate
-// quantizes the norm's output again and gate and up reuse that: one quantize_x more per layer
-// (tiny-hybrid's decode's other quantize_x are in both). Down then applies the gate and adds
-// into x itself (dmmv_intdot_<fmt>_gated): no sigmoid_mul or add_in_place of the shared expert
-// is left.
+// A MoE layer's router, shared expert and routed experts all read the FFN norm's int8 form: in
+// decode the router, the shared expert's sigmoid gate (shared_gate_inp), its gate and up, then
+// the experts' gate and up. Where the shared expert's SwiGLU wrote its int8 form elsewhere
+// (glu_placement producer: into its gate/up kernel's output) the norm's is still there for the
+// experts and no quantize_x is needed; where the SwiGLU's dispatch wrote over it, the experts
+// quantize the norm's output again: one quantize_x more per layer (tiny-hybrid's decode's other
+// quantize_x are in both). The shared expert's down applies the gate and adds into x itself
+// (dmmv_intdot_<fmt>_gated): no sigmoid_mul or add_in_place of the shared expert is left.
 TEST(Placement, SharedExpertReusesTheNormsInt8FormWhereItSurvives) {
   if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
     GTEST_SKIP() << "no integer-dot path here";
@@ -391,6 +393,48 @@ TEST(Placement, SharedExpertReusesTheNormsInt8FormWhereItSurvives) {
   EXPECT_EQ(count(kernels, "attn_decode_rope_quantize_gated") + count(kernels, "attn_merge_quantize_gated"),
             (layers / static_cast<int>(model.full_attention_interval)) * steps);
   EXPECT_EQ(count(kernels, "add"), 0);  // add_in_place's kernel
+}
+
+// The barriers a fused MoE decode layer needs under the ledger (BarrierEmitter's hazard check,
+// replayed on the op list): one before the router (it reads the norm its producer wrote), one
+// before the shared expert's down (the gate and the SwiGLU's int8 form), one before the experts'
+// down; the shared expert's first projections run beside the router, and the experts' routing,
+// gate and up beside the shared down, whose int8 input lies apart from theirs
+// (Activations::experts_quantized_act). With both in one region the experts' gate and up would
+// wait for the shared down's reads.
+TEST(Placement, MoeLayerRunsTheExpertsGateAndUpBesideTheSharedDown) {
+  if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
+    GTEST_SKIP() << "no integer-dot path here";
+  }
+  RunConfig run = config_for({"tiny-hybrid", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4,
+                              DmmvActivations::Int8, Placement::Producer, Placement::Producer});
+  PipelineSet pipelines(device(), nullptr);
+  ModelSession session(device(), pipelines, transfer(), run, ModelSession::sizes_for(preset(run.model), {run}));
+  RunExecutor executor(device(), pipelines, session, run);
+  const std::vector<Op> ops = executor.ops(false);
+  HazardLedger ledger;
+  std::vector<bool> barrier_before(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    barrier_before[i] = ledger.check(ops[i].bindings).any();
+    if (barrier_before[i]) ledger.after_memory_barrier();
+    ledger.record(ops[i].bindings);
+  }
+  const int layers = static_cast<int>(preset(run.model).n_layers), steps = int(kDecode);
+  int shared_downs = 0, beside = 0, ffn_barriers = 0;
+  for (size_t i = 1; i < ops.size(); ++i) {
+    if (ops[i].label == "moe_router") {
+      // The FFN from its router to the experts' down, which ends the layer.
+      size_t end = i;
+      while (end + 1 < ops.size() && ops[end].phase != Phase::MoeDown) ++end;
+      for (size_t k = i; k <= end; ++k) ffn_barriers += barrier_before[k];
+    }
+    if (ops[i].label != "expert_routing_gate_up_swiglu") continue;
+    shared_downs += ops[i - 1].label == "shared_down_gated";
+    beside += !barrier_before[i];
+  }
+  EXPECT_EQ(shared_downs, layers * steps);
+  EXPECT_EQ(beside, layers * steps);
+  EXPECT_EQ(ffn_barriers, 3 * layers * steps);
 }
 
 // One decode step after the same prefill, with the norms and gated units dispatched and with

@@ -13,10 +13,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <optional>
 #include <random>
 
-#include "engine/ops/dmmv_intdot_gated_op.h"
 #include "engine/ops/dmmv_intdot_op.h"
 #include "engine/reference/dmmv_intdot_ref.h"
 #include "engine/reference/dmmv_ref.h"
@@ -70,10 +68,8 @@ class IntdotGpuTest : public GpuTest {
 class DmmvNormFusionTest : public IntdotGpuTest, public ::testing::WithParamInterface<FusionCase> {};
 
 // The producer of `p` on random inputs, its outputs against the references. With add_one the
-// norm multiplies by 1 + w (Gemma's and Qwen3.5's stored weights, centred on 0). With a gate,
-// the gated form (dmmv_intdot_<fmt>_gated_norm, Qwen3.5's shared expert's down): y += (W x)
-// sigmoid(gate), then the norm of that y.
-void check_producer(const FusionCase& p, bool add_one, std::optional<float> gate = std::nullopt) {
+// norm multiplies by 1 + w (Gemma's and Qwen3.5's stored weights, centred on 0).
+void check_producer(const FusionCase& p, bool add_one) {
   std::mt19937 rng(99 + p.rows + p.cols);
   const Matrix w = random_matrix(p.format, p.rows, p.cols, rng);
   const std::vector<float> x = random_columns(p.cols, 1, p.cols, -1.0f, 1.0f, rng);
@@ -85,29 +81,22 @@ void check_producer(const FusionCase& p, bool add_one, std::optional<float> gate
   Buffer xb = upload_floats(x, "x");
   Buffer yb = upload_floats(y_old, "y");
   Buffer gb = upload_floats(weight, "norm weight");
-  Buffer gate_buffer = upload_floats({gate.value_or(0.0f), kPadding}, "gate");
   QuantizedBuffer qx(p.cols, 1);
   DeferredBuffer out(p.rows);
   const ProjectionProblem problem{p.format, TensorView::whole(wb), TensorView::whole(xb), TensorView::whole(yb),
                                   p.rows, p.cols, 1, p.cols, p.rows, true};
-  const NormEpilogue norm{TensorView::whole(gb), out.view, add_one};
   std::vector<Op> ops = quantize_x_ops(problem, qx.view, qx.limits);
-  ops.push_back(gate ? dmmv_intdot_gated_norm_op(problem, qx.view, TensorView::whole(gate_buffer), qx.limits, norm)
-                     : dmmv_intdot_norm_op(problem, qx.view, qx.limits, norm));
-  if (gate) {
-    EXPECT_EQ(ops.back().kernel->name, dmmv_intdot_gated_norm_kernel_name(p.format));
-  }
+  ops.push_back(
+      dmmv_intdot_norm_op(problem, qx.view, qx.limits, NormEpilogue{TensorView::whole(gb), out.view, add_one}));
   run_ops(ops, BarrierPolicy::Ledger);
   const std::vector<float> y = download_floats(yb, p.rows);
 
   const ref::QuantizedXHost xq = ref::quantize_x(x, p.cols, 1, p.cols);
-  std::vector<float> sums(p.rows, 0.0f);
-  ref::dmmv_intdot(p.format, w.bytes, p.rows, p.cols, xq, sums, p.rows, false);
-  const double sigmoid = gate ? 1.0 / (1.0 + std::exp(-double(*gate))) : 1.0;
+  std::vector<float> expected = y_old;
+  ref::dmmv_intdot(p.format, w.bytes, p.rows, p.cols, xq, expected, p.rows, true);
   const std::vector<float> xhat = dequantized_x(xq);
   for (uint32_t r = 0; r < p.rows; ++r) {
-    const double expected = y_old[r] + sums[r] * sigmoid;
-    ASSERT_NEAR(y[r], expected, 5e-7 * magnitude(w, p.cols, r, xhat.data()) + 1e-6 * (1 + std::fabs(expected)))
+    ASSERT_NEAR(y[r], expected[r], 5e-7 * magnitude(w, p.cols, r, xhat.data()) + 1e-6 * (1 + std::fabs(y_old[r])))
         << "row " << r;
   }
   // The norm's input is y * w (or y * (1 + w)), quantized as quantize_x would, from the y the
@@ -128,12 +117,6 @@ void check_producer(const FusionCase& p, bool add_one, std::optional<float> gate
 TEST_P(DmmvNormFusionTest, ProducerAddsIntoYAndWritesTheNormsInt8Input) { check_producer(GetParam(), false); }
 
 TEST_P(DmmvNormFusionTest, ProducerAppliesOnePlusTheStoredWeight) { check_producer(GetParam(), true); }
-
-TEST_P(DmmvNormFusionTest, GatedProducerAddsTheSigmoidGatedSumAndWritesTheNorm) {
-  ASSERT_TRUE(has_gated_norm_kernel(GetParam().format)) << "built with the integer-dot kernels, so with these";
-  check_producer(GetParam(), true, -0.7f);
-  check_producer(GetParam(), false, 1.9f);
-}
 
 TEST_P(DmmvNormFusionTest, ConsumerDividesByTheRmsAndChainMatchesTheUnfusedNorm) {
   const FusionCase& p = GetParam();
@@ -274,7 +257,6 @@ TEST_F(DmmvNormFusionRefusals, WhatTheKernelsCannotDo) {
   if (!build_info().has_intdot_shaders) {
     EXPECT_EQ(find_kernel("dmmv_intdot_q4_k_norm"), nullptr);
     EXPECT_EQ(find_kernel("dmmv_intdot_q4_k_rms"), nullptr);
-    EXPECT_FALSE(has_gated_norm_kernel(WeightFormat::Q4_K));
     return;
   }
   Buffer any(device(), 1 << 20, MemoryUse::Device, "any");
@@ -289,11 +271,6 @@ TEST_F(DmmvNormFusionRefusals, WhatTheKernelsCannotDo) {
   EXPECT_NO_THROW(dmmv_intdot_norm_op(problem(64, 1, true), in, limits, norm));
   EXPECT_THROW(dmmv_intdot_norm_op(problem(64, 2, true), in, limits, norm), UsageError);   // two columns
   EXPECT_THROW(dmmv_intdot_norm_op(problem(64, 1, false), in, limits, norm), UsageError);  // no residual
-  // The gated form takes the same problems, and a gate.
-  EXPECT_NO_THROW(dmmv_intdot_gated_norm_op(problem(64, 1, true), in, all, limits, norm));
-  EXPECT_THROW(dmmv_intdot_gated_norm_op(problem(64, 1, false), in, all, limits, norm), UsageError);
-  EXPECT_THROW(dmmv_intdot_gated_norm_op(problem(64, 1, true), in, TensorView{}, limits, norm), UsageError);
-  EXPECT_EQ(dmmv_intdot_gated_norm_kernel_name(WeightFormat::F16), nullptr);
   EXPECT_THROW(dmmv_intdot_norm_op(problem(48, 1, true), in, limits,
                                    NormEpilogue{all, deferred_norm_in(all, 48, kEps, limits)}),
                UsageError);  // rows not whole blocks
