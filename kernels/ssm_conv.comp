@@ -9,7 +9,12 @@
 // so the whole chunk is one dispatch and no invocation waits on another. Reads of x and writes
 // of y are coalesced across channels (consecutive invocations, consecutive channels). y must
 // not alias x (restrict): a later token still reads inputs an earlier one would overwrite.
-// The taps are summed in float in tap order (WIDTH terms: a few ulps).
+// The taps are summed in float in tap order (WIDTH terms: a few ulps), as ssm_conv_delta.comp
+// sums them (ssm_conv_input.glsl).
+#extension GL_GOOGLE_include_directive : require
+
+#include "ssm_conv_silu.glsl"
+
 layout(local_size_x = 64) in;
 layout(constant_id = 0) const uint WIDTH = 4;  // taps per channel, 2..8
 
@@ -36,7 +41,7 @@ void main() {
     window[WIDTH - 1] = x[t * pc.x_stride + ch];
     float acc = 0.0;
     for (uint i = 0; i < WIDTH; ++i) acc += taps[i] * window[i];
-    y[t * pc.y_stride + ch] = acc / (1.0 + exp(-acc));  // SiLU; exp overflow gives -0, fine
+    y[t * pc.y_stride + ch] = ssm_conv_silu(acc);
     for (uint i = 0; i + 1 < WIDTH; ++i) window[i] = window[i + 1];
   }
   for (uint i = 0; i + 1 < WIDTH; ++i) state[ch * (WIDTH - 1) + i] = window[i];

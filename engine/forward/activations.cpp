@@ -136,7 +136,8 @@ uint64_t Activations::bytes_needed(const ModelConfig& c, const ActivationSizes& 
              columns_bytes(1, cols) + (s.quantized_inputs ? moe_down_acc_norm_arrivals_bytes(w.hidden) : 0);
   }
   if (w.channels) {
-    total += columns_bytes(ssm_in_width(w), cols) + columns_bytes(w.channels, cols) + columns_bytes(w.value, cols) * 2;
+    total += columns_bytes(ssm_in_width(w), cols) + columns_bytes(w.channels, cols) + columns_bytes(w.value, cols) * 2 +
+             uint64_t(c.ssm.key_heads) * 4;
   }
   return total;
 }
@@ -210,6 +211,7 @@ Activations::Activations(Device& device, const ModelConfig& c, const ActivationS
     conv_out = columns(device, w.channels, cols, "conv out");
     ssm_o = columns(device, w.value, cols, "ssm o");
     ssm_g = columns(device, w.value, cols, "ssm gated");
+    ssm_conv_arrivals = Buffer(device, uint64_t(c.ssm.key_heads) * 4, MemoryUse::Device, "ssm conv arrivals");
   }
 }
 

@@ -100,6 +100,8 @@ class Activations {
   Columns2D ssm_z, ssm_o, ssm_g;       // [max_cols][value_heads * d_v]
   Columns2D ssm_b, ssm_a;              // [max_cols][value_heads]
   std::vector<Buffer> conv_state, delta_state;  // per DeltaNet layer
+  Buffer ssm_conv_arrivals;  // uint32 per key head, zero between dispatches (ssm_conv_delta_op);
+                             // one set for every layer, whose dispatches the ledger orders
 
  private:
   Columns2D columns(Device& device, uint32_t width, uint32_t cols, const char* name);

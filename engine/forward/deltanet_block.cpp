@@ -1,6 +1,7 @@
 // The Gated DeltaNet block of a hybrid layer (Qwen3.5): its norm and input projections
 // (ssm_proj: fused q/k/v, the output gate z, beta and alpha), the causal conv with its carried
-// state (ssm_conv), the delta-rule recurrence (ssm_delta), the gated RMSNorm (ssm_gnorm) and
+// state (ssm_conv; in decode inside the recurrence), the delta-rule recurrence (ssm_delta), the
+// gated RMSNorm (ssm_gnorm) and
 // the output projection into the residual (ssm_out). The recurrence runs token by token inside
 // one dispatch even when the projections are batched over the chunk.
 #include "engine/forward/forward_context.h"
@@ -38,19 +39,28 @@ void emit_deltanet_block(Emitter& e, const ForwardContext& f, uint32_t layer, co
 
   const TensorView conv_state = TensorView::whole(f.act.conv_state[layer]);
   const TensorView delta_state = TensorView::whole(f.act.delta_state[layer]);
+  const TensorView conv_weight = f.tensor(TensorRole::SsmConv, l).view();
+  // A decode step's conv runs inside the recurrence (ssm_conv_delta_op): one dispatch and one
+  // barrier less per layer. A prefill chunk keeps the conv's own dispatch, which runs each
+  // channel once over all the chunk's tokens where the recurrence's workgroups would each
+  // compute the channels they read.
+  const bool conv_inside = !chunk.prefill && chunk.ncols == 1;
   e.phase(Phase::SsmConv);
   // A prompt starts from empty states: every repetition replays it from position 0.
   if (chunk.prefill && chunk.pos0 == 0) e(fill_zero_op(conv_state), "ssm_conv_reset");
-  e(ssm_conv_op(SsmConvProblem{ForwardContext::columns(f.act.conv_in, all), f.tensor(TensorRole::SsmConv, l).view(),
-                               conv_state, ForwardContext::columns(f.act.conv_out, all), s.channels(),
-                               s.conv_width, chunk.ncols, f.act.conv_in.stride, f.act.conv_out.stride}),
-    "ssm_conv");
+  if (!conv_inside) {
+    e(ssm_conv_op(SsmConvProblem{ForwardContext::columns(f.act.conv_in, all), conv_weight, conv_state,
+                                 ForwardContext::columns(f.act.conv_out, all), s.channels(), s.conv_width,
+                                 chunk.ncols, f.act.conv_in.stride, f.act.conv_out.stride}),
+      "ssm_conv");
+  }
 
   e.phase(Phase::SsmDelta);
   if (chunk.prefill && chunk.pos0 == 0) e(fill_zero_op(delta_state), "ssm_state_reset");
   SsmDeltaProblem delta;
   delta.shape = s;
-  delta.qkv = ForwardContext::columns(f.act.conv_out, all);
+  const Columns2D& qkv = conv_inside ? f.act.conv_in : f.act.conv_out;
+  delta.qkv = ForwardContext::columns(qkv, all);
   delta.b = ForwardContext::columns(f.act.ssm_b, all);
   delta.a = ForwardContext::columns(f.act.ssm_a, all);
   delta.a_log = f.tensor(TensorRole::SsmALog, l).view();
@@ -58,14 +68,20 @@ void emit_deltanet_block(Emitter& e, const ForwardContext& f, uint32_t layer, co
   delta.state = delta_state;
   delta.o = ForwardContext::columns(f.act.ssm_o, all);
   delta.ncols = chunk.ncols;
-  delta.qkv_stride = f.act.conv_out.stride;
+  delta.qkv_stride = qkv.stride;
   delta.q_offset = s.q_offset();
   delta.k_offset = s.k_offset();
   delta.v_offset = s.v_offset();
   delta.b_stride = f.act.ssm_b.stride;
   delta.a_stride = f.act.ssm_a.stride;
   delta.o_stride = f.act.ssm_o.stride;
-  e(ssm_delta_op(delta), "ssm_delta");
+  if (conv_inside) {
+    e(ssm_conv_delta_op(delta, SsmConvInput{conv_weight, conv_state, TensorView::whole(f.act.ssm_conv_arrivals),
+                                            s.conv_width}),
+      "ssm_conv_delta");
+  } else {
+    e(ssm_delta_op(delta), "ssm_delta");
+  }
   if (rest.count == 0) return;
 
   e.phase(Phase::SsmGnorm);

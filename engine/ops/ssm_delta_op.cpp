@@ -71,4 +71,34 @@ Op ssm_delta_op(const SsmDeltaProblem& p, const SsmDeltaTuning& tuning) {
   return op;
 }
 
+Op ssm_conv_delta_op(const SsmDeltaProblem& p, const SsmConvInput& conv, const SsmDeltaTuning& tuning) {
+  Op op = ssm_delta_op(p, tuning);
+  const SsmShape& s = p.shape;
+  // The conv's weights and state are indexed by channel: the columns' own order.
+  if (p.q_offset != s.q_offset() || p.k_offset != s.k_offset() || p.v_offset != s.v_offset()) {
+    throw UsageError("ssm_conv_delta: q, k and v must lie at the shape's offsets (the conv's channel order)");
+  }
+  if (conv.width < 2 || conv.width > kSsmMaxConvWidth) {
+    throw UsageError("ssm_conv_delta: conv width " + std::to_string(conv.width) + " outside 2..8");
+  }
+  const uint32_t channels = s.channels();
+  const TensorView weight =
+      column_span(conv.weight, 1, channels * conv.width, channels * conv.width, "ssm_conv_delta weight");
+  const uint32_t state_floats = channels * (conv.width - 1);
+  const TensorView state = column_span(conv.state, 1, state_floats, state_floats, "ssm_conv_delta conv state");
+  const TensorView arrivals =
+      column_span(conv.arrivals, 1, s.key_heads, s.key_heads, "ssm_conv_delta arrivals");
+  const TensorView o = column_span(p.o, p.ncols, p.o_stride, s.value_dim(), "ssm_delta o");
+  for (const TensorView* view : {&weight, &state, &arrivals}) {
+    if (views_overlap(o, *view)) throw UsageError("ssm_conv_delta: o overlaps the conv's weight, state or arrivals");
+  }
+  op.kernel = &kernel("ssm_conv_delta");
+  op.spec.set(5, static_cast<int32_t>(conv.width));
+  op.bindings.push_back(weight.read());
+  op.bindings.push_back(state.read_write());
+  op.bindings.push_back(arrivals.read_write());
+  op.label = "ssm_conv_delta";
+  return op;
+}
+
 }  // namespace pb

@@ -63,4 +63,21 @@ struct SsmDeltaTuning {
 // input.
 Op ssm_delta_op(const SsmDeltaProblem& problem, const SsmDeltaTuning& tuning = {});
 
+// The causal conv inside the recurrence (kernels/ssm_conv_delta.comp): the problem's qkv holds
+// the conv's input columns (SsmConvProblem::x, at SsmShape's q, k and v offsets), and each
+// workgroup computes the conv and SiLU of the channels it reads, as ssm_conv_op's kernel would
+// (ssm_conv_silu.glsl), then advances their state. One dispatch where ssm_conv_op and
+// ssm_delta_op took two.
+struct SsmConvInput {
+  TensorView weight;    // [channels][width] f32
+  TensorView state;     // [channels][width - 1] f32, oldest first; read and advanced
+  TensorView arrivals;  // key_heads uint32 counters, zero before; the kernel leaves them zero
+  uint32_t width = 4;   // taps, 2..8
+};
+
+// As ssm_delta_op, with bindings 7-9 the conv's weight, state and arrivals. Throws UsageError
+// as ssm_delta_op does, and for q/k/v offsets other than the shape's, a width outside 2..8, a
+// view that is too small, or o overlapping the conv's views.
+Op ssm_conv_delta_op(const SsmDeltaProblem& problem, const SsmConvInput& conv, const SsmDeltaTuning& tuning = {});
+
 }  // namespace pb

@@ -5,6 +5,9 @@
 //       state carried in and out (kernels/ssm_conv.comp)
 //   ssm_delta/<shape>/tokens:C     the delta-rule recurrence over the chunk, token by token in
 //       one dispatch, the state S read and written once (kernels/ssm_delta.comp)
+//   ssm_conv_delta/<shape>k<K>/tokens:C  the two in one dispatch: the recurrence computing the
+//       conv of the channels it reads, the conv state advanced by each key head's last
+//       workgroup (kernels/ssm_conv_delta.comp; decode's, one token)
 //   ssm_gnorm/<shape>/tokens:C     the gated RMSNorm of its output (kernels/ssm_gnorm.comp)
 //   ssm_gnorm_quantize/<shape>/tokens:C  the same writing the output projection's int8 input
 //                                  (kernels/intdot/ssm_gnorm_quantize.comp)
@@ -17,16 +20,19 @@
 // carries from one of its invocations to the next, which changes no timing (the kernels' work
 // does not depend on the values, and the delta rule keeps them bounded: it decays S and moves
 // it toward v along k, never past it).
-// What does not rotate: the outputs (written, never read) and the per-head vectors A_log and
-// dt_bias and the gnorm weight (a few hundred bytes).
+// What does not rotate: the outputs (written, never read), the per-head vectors A_log and
+// dt_bias and the gnorm weight (a few hundred bytes), and the fused kernel's arrival counters
+// (zeroed once; every dispatch leaves them zero).
 #include <initializer_list>
 #include <string>
 #include <vector>
 
+#include "engine/ops/fill_zero_op.h"
 #include "engine/ops/quantizing_producer.h"
 #include "engine/ops/ssm_conv_op.h"
 #include "engine/ops/ssm_delta_op.h"
 #include "engine/ops/ssm_gnorm_op.h"
+#include "harness/immediate.h"
 #include "kernels/bench/benchmarks.h"
 #include "kernels/bench/rotation.h"
 #include "kernels/bench/synthetic_fill.h"
@@ -45,7 +51,7 @@ std::string ssm_name(const SsmShape& s) {
   return name;
 }
 
-// One rotating input: `floats` synthetic floats per copy.
+// One rotating input: `floats` synthetic floats per copy (none: an empty view in its place).
 struct Input {
   uint64_t floats;
   const char* name;
@@ -64,6 +70,10 @@ std::vector<std::vector<TensorView>> input_copies(BenchEnv& env, BenchCase& c, u
     uint32_t j = 0;
     for (const Input& in : inputs) {
       const uint32_t id = seed + 16 * i + j++;
+      if (in.floats == 0) {
+        copies[i].emplace_back();
+        continue;
+      }
       copies[i].push_back(TensorView::whole(
           keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, in.floats, id, in.name))));
     }
@@ -104,8 +114,10 @@ BenchCase conv_case(BenchEnv& env, uint32_t tokens) {
 }
 
 // The recurrence over `tokens` columns of the conv output (q, k and v at the shape's offsets)
-// and of the beta and alpha projections' outputs, as deltanet_block sets it up.
-BenchCase delta_case(BenchEnv& env, uint32_t tokens) {
+// and of the beta and alpha projections' outputs, as deltanet_block sets it up; with
+// `conv_inside` over the conv's input, computing the conv itself (ssm_conv_delta_op), as
+// deltanet_block sets up a decode step.
+BenchCase delta_case(BenchEnv& env, uint32_t tokens, bool conv_inside) {
   BenchCase c;
   const SsmShape& s = env.shapes().ssm;
   SsmDeltaProblem p;
@@ -122,18 +134,32 @@ BenchCase delta_case(BenchEnv& env, uint32_t tokens) {
   p.o_stride = s.value_dim();
   p.l2_eps = kEps;
   const auto copies = input_copies(env, c, 320,
-                                   {{uint64_t(s.channels()) * tokens, "conv out"},
+                                   {{uint64_t(s.channels()) * tokens, conv_inside ? "conv in" : "conv out"},
                                     {uint64_t(s.value_heads) * tokens, "ssm beta"},
                                     {uint64_t(s.value_heads) * tokens, "ssm alpha"},
-                                    {s.delta_state_floats(), "delta state"}});
+                                    {s.delta_state_floats(), "delta state"},
+                                    {conv_inside ? s.conv_weight_floats() : 0, "conv weight"},
+                                    {conv_inside ? s.conv_state_floats() : 0, "conv state"}});
+  TensorView arrivals;
+  if (conv_inside) {
+    arrivals = TensorView::whole(keep(c, Buffer(env.device(), uint64_t(s.key_heads) * 4, MemoryUse::Device, "arrivals")));
+    const Op zero = fill_zero_op(arrivals);
+    run_immediately(env.device(), env.pipelines(), std::span(&zero, 1));
+  }
   for (const std::vector<TensorView>& in : copies) {
     p.qkv = in[0];
     p.b = in[1];
     p.a = in[2];
     p.state = in[3];
-    c.round.push_back(ssm_delta_op(p));
+    c.round.push_back(conv_inside ? ssm_conv_delta_op(p, SsmConvInput{in[4], in[5], arrivals, s.conv_width})
+                                  : ssm_delta_op(p));
   }
   c.cost = ssm_delta_cost(s, tokens);
+  if (conv_inside) {  // the conv's weights and state instead of its output; FLOPs as the two kernels'
+    const KernelCost conv = ssm_conv_cost(s, tokens);
+    c.cost.bytes += conv.bytes - 2.0 * 4.0 * double(s.channels()) * double(tokens);
+    c.cost.flops += conv.flops;
+  }
   return c;
 }
 
@@ -169,7 +195,9 @@ void register_ssm_benchmarks(GpuBenchmarks& benchmarks) {
   for (const uint32_t tokens : shapes.ssm_tokens) {
     const std::string suffix = "/tokens:" + std::to_string(tokens);
     benchmarks.add("ssm_conv/" + conv_name + suffix, [=](BenchEnv& env) { return conv_case(env, tokens); });
-    benchmarks.add("ssm_delta/" + name + suffix, [=](BenchEnv& env) { return delta_case(env, tokens); });
+    benchmarks.add("ssm_delta/" + name + suffix, [=](BenchEnv& env) { return delta_case(env, tokens, false); });
+    benchmarks.add("ssm_conv_delta/" + conv_name + suffix,
+                   [=](BenchEnv& env) { return delta_case(env, tokens, true); });
     benchmarks.add("ssm_gnorm/" + name + suffix, [=](BenchEnv& env) { return gnorm_case(env, tokens, false); });
     if (find_kernel("ssm_gnorm_quantize") != nullptr && shapes.ssm.d_v % 32 == 0 && shapes.ssm.d_v <= 128) {
       benchmarks.add("ssm_gnorm_quantize/" + name + suffix,

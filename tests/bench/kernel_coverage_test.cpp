@@ -125,6 +125,7 @@ const Coverage kCoverage[] = {
     {"sigmoid_mul", "sigmoid_mul/"},
     {"ssm_conv", "ssm_conv/"},
     {"ssm_delta", "ssm_delta/"},
+    {"ssm_conv_delta", "ssm_conv_delta/"},
     {"ssm_gnorm", "ssm_gnorm/"},
     {"ssm_gnorm_quantize", "ssm_gnorm_quantize/"},
 };

@@ -323,6 +323,27 @@ TEST(Placement, DeltaNetOutputNormWritesTheInt8FormItsProjectionReads) {
   EXPECT_EQ(count(floats, "ssm_gnorm_quantize"), 0);
 }
 
+// A Gated DeltaNet's decode step runs its conv inside the recurrence (ssm_conv_delta): no
+// ssm_conv or plain ssm_delta dispatch is left in decode, with float or int8 inputs alike.
+TEST(Placement, DeltaNetDecodeRunsItsConvInsideTheRecurrence) {
+  RunConfig run = config_for({"tiny-hybrid", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4});
+  const ModelConfig model = preset(run.model);
+  const int steps = int(kDecode), layers = static_cast<int>(model.n_layers);
+  const int deltanet = layers - layers / static_cast<int>(model.full_attention_interval);
+  const auto count = [](const std::map<std::string, int>& m, const std::string& name) {
+    const auto it = m.find(name);
+    return it == m.end() ? 0 : it->second;
+  };
+  for (const DmmvActivations activations : {DmmvActivations::Float, DmmvActivations::Int8}) {
+    if (activations == DmmvActivations::Int8 && !device().info().caps.integer_dot_product) continue;
+    run.forward.dmmv_activations = activations;
+    const auto kernels = decode_kernels(run);
+    EXPECT_EQ(count(kernels, "ssm_conv_delta"), deltanet * steps) << dmmv_activations_name(activations);
+    EXPECT_EQ(count(kernels, "ssm_conv"), 0) << dmmv_activations_name(activations);
+    EXPECT_EQ(count(kernels, "ssm_delta"), 0) << dmmv_activations_name(activations);
+  }
+}
+
 // The models whose norms multiply by 1 + w (Qwen3.5's tiny-hybrid, tiny-gemma) move them into
 // their producers as the others do (the producers specialized for it): every norm that leaves its
 // dispatch under norm_placement producer is written by a producer instead.
