@@ -137,7 +137,7 @@ uint64_t Activations::bytes_needed(const ModelConfig& c, const ActivationSizes& 
   }
   if (w.channels) {
     total += columns_bytes(ssm_in_width(w), cols) + columns_bytes(w.channels, cols) + columns_bytes(w.value, cols) * 2 +
-             uint64_t(c.ssm.key_heads) * 4;
+             uint64_t(c.ssm.key_heads + c.ssm.value_heads) * 4;
   }
   return total;
 }
@@ -212,6 +212,7 @@ Activations::Activations(Device& device, const ModelConfig& c, const ActivationS
     ssm_o = columns(device, w.value, cols, "ssm o");
     ssm_g = columns(device, w.value, cols, "ssm gated");
     ssm_conv_arrivals = Buffer(device, uint64_t(c.ssm.key_heads) * 4, MemoryUse::Device, "ssm conv arrivals");
+    ssm_head_arrivals = Buffer(device, uint64_t(c.ssm.value_heads) * 4, MemoryUse::Device, "ssm head arrivals");
   }
 }
 

@@ -102,6 +102,7 @@ class Activations {
   std::vector<Buffer> conv_state, delta_state;  // per DeltaNet layer
   Buffer ssm_conv_arrivals;  // uint32 per key head, zero between dispatches (ssm_conv_delta_op);
                              // one set for every layer, whose dispatches the ledger orders
+  Buffer ssm_head_arrivals;  // uint32 per value head, the same (ssm_conv_delta_gnorm_op)
 
  private:
   Columns2D columns(Device& device, uint32_t width, uint32_t cols, const char* name);

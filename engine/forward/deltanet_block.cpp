@@ -1,7 +1,7 @@
 // The Gated DeltaNet block of a hybrid layer (Qwen3.5): its norm and input projections
 // (ssm_proj: fused q/k/v, the output gate z, beta and alpha), the causal conv with its carried
 // state (ssm_conv; in decode inside the recurrence), the delta-rule recurrence (ssm_delta), the
-// gated RMSNorm (ssm_gnorm) and
+// gated RMSNorm (ssm_gnorm; in an int8 decode inside the recurrence too) and
 // the output projection into the residual (ssm_out). The recurrence runs token by token inside
 // one dispatch even when the projections are batched over the chunk.
 #include "engine/forward/forward_context.h"
@@ -75,25 +75,25 @@ void emit_deltanet_block(Emitter& e, const ForwardContext& f, uint32_t layer, co
   delta.b_stride = f.act.ssm_b.stride;
   delta.a_stride = f.act.ssm_a.stride;
   delta.o_stride = f.act.ssm_o.stride;
-  if (conv_inside) {
-    e(ssm_conv_delta_op(delta, SsmConvInput{conv_weight, conv_state, TensorView::whole(f.act.ssm_conv_arrivals),
-                                            s.conv_width}),
-      "ssm_conv_delta");
-  } else {
-    e(ssm_delta_op(delta), "ssm_delta");
-  }
-  if (rest.count == 0) return;
-
-  e.phase(Phase::SsmGnorm);
-  // It writes the int8 form the output projection reads, where that takes int8 inputs.
+  const SsmConvInput conv{conv_weight, conv_state, TensorView::whole(f.act.ssm_conv_arrivals), s.conv_width};
   const DeviceTensor& out = f.tensor(TensorRole::SsmOut, l);
-  f.ssm_gnorm_for_projection(
-      e, "ssm_gnorm",
-      SsmGnormProblem{ForwardContext::columns(f.act.ssm_o, rest), ForwardContext::columns(f.act.ssm_z, rest),
-                      f.tensor(TensorRole::SsmNorm, l).view(), ForwardContext::columns(f.act.ssm_g, rest),
-                      s.value_heads, s.d_v, rest.count, f.act.ssm_o.stride, f.act.ssm_z.stride, f.act.ssm_g.stride,
-                      c.rms_eps},
-      rest, chunk, out);
+  const SsmGnormProblem gnorm{ForwardContext::columns(f.act.ssm_o, rest), ForwardContext::columns(f.act.ssm_z, rest),
+                              f.tensor(TensorRole::SsmNorm, l).view(), ForwardContext::columns(f.act.ssm_g, rest),
+                              s.value_heads, s.d_v, rest.count, f.act.ssm_o.stride, f.act.ssm_z.stride,
+                              f.act.ssm_g.stride, c.rms_eps};
+  // In decode the output norm runs inside the recurrence too, where it writes the output
+  // projection's int8 input (ssm_delta_gnorm_for_projection).
+  if (!conv_inside || !f.ssm_delta_gnorm_for_projection(e, delta, conv, gnorm, rest, chunk, out)) {
+    if (conv_inside) {
+      e(ssm_conv_delta_op(delta, conv), "ssm_conv_delta");
+    } else {
+      e(ssm_delta_op(delta), "ssm_delta");
+    }
+    if (rest.count == 0) return;
+    e.phase(Phase::SsmGnorm);
+    // It writes the int8 form the output projection reads, where that takes int8 inputs.
+    f.ssm_gnorm_for_projection(e, "ssm_gnorm", gnorm, rest, chunk, out);
+  }
   e.phase(Phase::SsmOut);
   f.project(e, "ssm_out", out, f.act.ssm_g, f.act.x, rest, true, chunk);
 }

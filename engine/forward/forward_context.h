@@ -19,6 +19,7 @@
 #include "engine/ops/projection.h"
 #include "engine/ops/quantize_x_op.h"
 #include "engine/ops/rmsnorm_op.h"
+#include "engine/ops/ssm_delta_op.h"
 #include "engine/ops/ssm_gnorm_op.h"
 #include "harness/device_info.h"
 #include "harness/op.h"
@@ -190,6 +191,14 @@ struct ForwardContext {
   // ssm_gnorm. `gnorm` covers columns `cols` of the chunk.
   void ssm_gnorm_for_projection(Emitter& e, const char* label, const SsmGnormProblem& gnorm, Columns cols,
                                 const Chunk& chunk, const DeviceTensor& consumer) const;
+  // A decode step's recurrence with its conv inside (`delta`, `conv`) and the output norm after
+  // it (`gnorm`) as one dispatch that writes the output projection `consumer`'s int8 input
+  // (ssm_conv_delta_gnorm_op), where that projection takes int8 inputs and the kernel takes the
+  // shape; it remembers that input (the gated floats are never written). False, emitting
+  // nothing, where it does not apply.
+  bool ssm_delta_gnorm_for_projection(Emitter& e, const SsmDeltaProblem& delta, const SsmConvInput& conv,
+                                      const SsmGnormProblem& gnorm, Columns cols, const Chunk& chunk,
+                                      const DeviceTensor& consumer) const;
   // Decode attention in front of the projection `consumer` (the o-projection): its last
   // dispatch also quantizes the output where that projection takes int8 inputs of the same
   // width. `o_stride` is the output's column stride, as the projection will look it up. With

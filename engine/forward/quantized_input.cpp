@@ -10,6 +10,7 @@
 #include "engine/ops/embed_norm_op.h"
 #include "engine/ops/moe_down_acc_norm_op.h"
 #include "engine/ops/quantizing_producer.h"
+#include "engine/ops/ssm_conv_delta_gnorm_op.h"
 #include "harness/errors.h"
 
 namespace pb {
@@ -203,6 +204,22 @@ void ForwardContext::ssm_gnorm_for_projection(Emitter& e, const char* label, con
   }
   const QuantizedX q = quantized_storage(act, n, cols.count, limits);
   emit_quantizing(e, {ssm_gnorm_quantize_op(gnorm, q)}, label, gnorm.y, n, gnorm.ncols, gnorm.y_stride, q);
+}
+
+bool ForwardContext::ssm_delta_gnorm_for_projection(Emitter& e, const SsmDeltaProblem& delta,
+                                                    const SsmConvInput& conv, const SsmGnormProblem& gnorm,
+                                                    Columns cols, const Chunk& chunk,
+                                                    const DeviceTensor& consumer) const {
+  const uint32_t n = gnorm.heads * gnorm.d_v;
+  if (cols.count != 1 || !producer_quantizes(*this, consumer, chunk, cols, n) ||
+      !ssm_conv_delta_gnorm_refusal(delta, gnorm).empty()) {
+    return false;
+  }
+  const QuantizedX q = quantized_storage(act, n, 1, limits);
+  emit_quantizing(e, {ssm_conv_delta_gnorm_op(delta, conv, gnorm, q, TensorView::whole(act.ssm_head_arrivals))},
+                  "ssm_conv_delta_gnorm", gnorm.y, n, 1, gnorm.y_stride, q);
+  e.mark_unwritten(gnorm.y, e.ops().size() - 1);  // the gated floats: only their int8 form is written
+  return true;
 }
 
 bool ForwardContext::decode_attention_for_projection(Emitter& e, const AttentionDecodeProblem& attention,

@@ -7,7 +7,9 @@
 //       one dispatch, the state S read and written once (kernels/ssm_delta.comp)
 //   ssm_conv_delta/<shape>k<K>/tokens:C  the two in one dispatch: the recurrence computing the
 //       conv of the channels it reads, the conv state advanced by each key head's last
-//       workgroup (kernels/ssm_conv_delta.comp; decode's, one token)
+//       workgroup (kernels/ssm_conv_delta.comp; decode's with float inputs, one token)
+//   ssm_conv_delta_gnorm/<shape>k<K>/tokens:1  and the output norm too, each value head's last
+//       workgroup writing its int8 blocks (kernels/intdot/ssm_conv_delta_gnorm.comp; int8 decode's)
 //   ssm_gnorm/<shape>/tokens:C     the gated RMSNorm of its output (kernels/ssm_gnorm.comp)
 //   ssm_gnorm_quantize/<shape>/tokens:C  the same writing the output projection's int8 input
 //                                  (kernels/intdot/ssm_gnorm_quantize.comp)
@@ -29,6 +31,7 @@
 
 #include "engine/ops/fill_zero_op.h"
 #include "engine/ops/quantizing_producer.h"
+#include "engine/ops/ssm_conv_delta_gnorm_op.h"
 #include "engine/ops/ssm_conv_op.h"
 #include "engine/ops/ssm_delta_op.h"
 #include "engine/ops/ssm_gnorm_op.h"
@@ -116,8 +119,9 @@ BenchCase conv_case(BenchEnv& env, uint32_t tokens) {
 // The recurrence over `tokens` columns of the conv output (q, k and v at the shape's offsets)
 // and of the beta and alpha projections' outputs, as deltanet_block sets it up; with
 // `conv_inside` over the conv's input, computing the conv itself (ssm_conv_delta_op), as
-// deltanet_block sets up a decode step.
-BenchCase delta_case(BenchEnv& env, uint32_t tokens, bool conv_inside) {
+// deltanet_block sets up a decode step; with `gnorm` (one token) also the output norm that
+// writes the output projection's int8 input (ssm_conv_delta_gnorm_op), as an int8 decode step.
+BenchCase delta_case(BenchEnv& env, uint32_t tokens, bool conv_inside, bool gnorm = false) {
   BenchCase c;
   const SsmShape& s = env.shapes().ssm;
   SsmDeltaProblem p;
@@ -139,26 +143,47 @@ BenchCase delta_case(BenchEnv& env, uint32_t tokens, bool conv_inside) {
                                     {uint64_t(s.value_heads) * tokens, "ssm alpha"},
                                     {s.delta_state_floats(), "delta state"},
                                     {conv_inside ? s.conv_weight_floats() : 0, "conv weight"},
-                                    {conv_inside ? s.conv_state_floats() : 0, "conv state"}});
-  TensorView arrivals;
-  if (conv_inside) {
-    arrivals = TensorView::whole(keep(c, Buffer(env.device(), uint64_t(s.key_heads) * 4, MemoryUse::Device, "arrivals")));
-    const Op zero = fill_zero_op(arrivals);
+                                    {conv_inside ? s.conv_state_floats() : 0, "conv state"},
+                                    {gnorm ? uint64_t(s.value_dim()) : 0, "ssm z"}});
+  const auto zeroed = [&](uint64_t words, const char* name) {
+    const TensorView view = TensorView::whole(keep(c, Buffer(env.device(), words * 4, MemoryUse::Device, name)));
+    const Op zero = fill_zero_op(view);
     run_immediately(env.device(), env.pipelines(), std::span(&zero, 1));
-  }
+    return view;
+  };
+  const TensorView arrivals = conv_inside ? zeroed(s.key_heads, "arrivals") : TensorView{};
+  const TensorView head_arrivals = gnorm ? zeroed(s.value_heads, "head arrivals") : TensorView{};
+  const TensorView norm_weight = gnorm ? fixed_values(env, c, s.d_v, 312, "ssm norm weight") : TensorView{};
+  const BindingLimits limits = BindingLimits::of(env.info());
+  const TensorView quantized =
+      gnorm ? TensorView::whole(keep(c, Buffer(env.device(), quantized_x_bytes(s.value_dim(), 1, limits),
+                                               MemoryUse::Device, "ssm gated int8")))
+            : TensorView{};
   for (const std::vector<TensorView>& in : copies) {
     p.qkv = in[0];
     p.b = in[1];
     p.a = in[2];
     p.state = in[3];
-    c.round.push_back(conv_inside ? ssm_conv_delta_op(p, SsmConvInput{in[4], in[5], arrivals, s.conv_width})
-                                  : ssm_delta_op(p));
+    const SsmConvInput conv{in[4], in[5], arrivals, s.conv_width};
+    if (gnorm) {
+      const SsmGnormProblem norm{p.o,   in[6],          norm_weight, TensorView{}, s.value_heads, s.d_v, 1,
+                                 p.o_stride, s.value_dim(), s.value_dim(), kEps};
+      c.round.push_back(ssm_conv_delta_gnorm_op(p, conv, norm, quantized_x_in(quantized, s.value_dim(), 1, limits),
+                                                head_arrivals));
+    } else {
+      c.round.push_back(conv_inside ? ssm_conv_delta_op(p, conv) : ssm_delta_op(p));
+    }
   }
   c.cost = ssm_delta_cost(s, tokens);
   if (conv_inside) {  // the conv's weights and state instead of its output; FLOPs as the two kernels'
     const KernelCost conv = ssm_conv_cost(s, tokens);
     c.cost.bytes += conv.bytes - 2.0 * 4.0 * double(s.channels()) * double(tokens);
     c.cost.flops += conv.flops;
+  }
+  if (gnorm) {  // the norm's z and weights read, its int8 blocks written; o read back
+    const KernelCost norm = ssm_gnorm_cost(s, tokens);
+    c.cost.bytes += norm.bytes - 4.0 * double(s.value_dim()) + 1.25 * double(s.value_dim());
+    c.cost.flops += norm.flops;
   }
   return c;
 }
@@ -198,6 +223,13 @@ void register_ssm_benchmarks(GpuBenchmarks& benchmarks) {
     benchmarks.add("ssm_delta/" + name + suffix, [=](BenchEnv& env) { return delta_case(env, tokens, false); });
     benchmarks.add("ssm_conv_delta/" + conv_name + suffix,
                    [=](BenchEnv& env) { return delta_case(env, tokens, true); });
+    const SsmDeltaProblem one{.shape = shapes.ssm, .ncols = 1};
+    if (tokens == 1 && find_kernel("ssm_conv_delta_gnorm") != nullptr &&
+        ssm_conv_delta_gnorm_refusal(one, SsmGnormProblem{.heads = shapes.ssm.value_heads, .d_v = shapes.ssm.d_v})
+            .empty()) {
+      benchmarks.add("ssm_conv_delta_gnorm/" + conv_name + suffix,
+                     [=](BenchEnv& env) { return delta_case(env, tokens, true, true); });
+    }
     benchmarks.add("ssm_gnorm/" + name + suffix, [=](BenchEnv& env) { return gnorm_case(env, tokens, false); });
     if (find_kernel("ssm_gnorm_quantize") != nullptr && shapes.ssm.d_v % 32 == 0 && shapes.ssm.d_v <= 128) {
       benchmarks.add("ssm_gnorm_quantize/" + name + suffix,

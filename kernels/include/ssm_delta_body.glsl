@@ -28,6 +28,10 @@
 // counts its arrival once the state's values are consumed (the count's latency hides behind
 // the recurrence), and the key head's last to arrive writes them from its registers (the
 // pattern of argmax_slices: nobody waits) and sets the count back to zero.
+//
+// With SSM_GNORM_QUANTIZE as well (intdot/ssm_conv_delta_gnorm.comp; one token) each value
+// head's last workgroup to finish then writes the gated output norm's int8 input of the output
+// projection (ssm_gnorm_epilogue.glsl).
 #ifndef PB_SSM_DELTA_BODY_GLSL
 #define PB_SSM_DELTA_BODY_GLSL
 #extension GL_KHR_shader_subgroup_basic : require
@@ -50,7 +54,11 @@ layout(binding = 2) readonly buffer A { float a[]; };        // column t at t * 
 layout(binding = 3) readonly buffer ALog { float a_log[]; }; // [Hv]: A_log (or A, A_NEG_EXP)
 layout(binding = 4) readonly buffer DtBias { float dt_bias[]; };  // [Hv]
 layout(binding = 5) buffer State { float state[]; };         // [Hv][DK][d_v]
+#ifdef SSM_GNORM_QUANTIZE  // the head's last workgroup reads o back (ssm_gnorm_epilogue.glsl)
+layout(binding = 6) coherent buffer O { float o[]; };        // column t at t * o_stride: [Hv][d_v]
+#else
 layout(binding = 6) writeonly buffer O { float o[]; };       // column t at t * o_stride: [Hv][d_v]
+#endif
 
 layout(push_constant) uniform Push {
   uint group;       // value heads per key head
@@ -64,6 +72,9 @@ layout(push_constant) uniform Push {
   uint a_stride;    // floats between a columns
   uint o_stride;    // floats between o columns
   float l2_eps;     // added to the sum of squares inside the l2 norm's square root
+#ifdef SSM_GNORM_QUANTIZE
+  float gnorm_eps;  // the output norm's, added to the mean square
+#endif
 } pc;
 
 shared float k_s[DK];           // the token's raw k head
@@ -79,6 +90,9 @@ float next_v;
 float next_a;
 float next_b;
 
+#ifdef SSM_GNORM_QUANTIZE
+#include "ssm_gnorm_epilogue.glsl"
+#endif
 #ifdef SSM_CONV_INPUT
 #include "ssm_conv_input.glsl"
 // The newest WIDTH - 1 inputs of the latest fetched windows: after the chunk, the channels' state.
@@ -194,15 +208,19 @@ void main() {
   if (r == 0 && live) conv_state_store(pc.v_offset + h * pc.d_v + j, kept_v);  // its only reader
   if (lid == 0) arrived_last = arrival == pc.group * gl_NumWorkGroups.x - 1u;
   barrier();
-  if (!arrived_last) return;  // the whole workgroup: arrived_last is shared
-  for (uint n = 0; n < STAGE; ++n) {
-    const uint d = lid + n * THREADS;
-    if (d < DK) {
-      conv_state_store(pc.q_offset + kh * DK + d, kept_q[n]);
-      conv_state_store(pc.k_offset + kh * DK + d, kept_k[n]);
+  if (arrived_last) {  // the whole workgroup: arrived_last is shared
+    for (uint n = 0; n < STAGE; ++n) {
+      const uint d = lid + n * THREADS;
+      if (d < DK) {
+        conv_state_store(pc.q_offset + kh * DK + d, kept_q[n]);
+        conv_state_store(pc.k_offset + kh * DK + d, kept_k[n]);
+      }
     }
+    if (lid == 0) conv_arrivals[kh] = 0u;  // for the next dispatch, ordered by its barrier
   }
-  if (lid == 0) conv_arrivals[kh] = 0u;  // for the next dispatch, ordered by its barrier
+#endif
+#ifdef SSM_GNORM_QUANTIZE
+  gnorm_quantize_head(h);
 #endif
 }
 

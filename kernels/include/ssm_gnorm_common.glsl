@@ -7,6 +7,8 @@
 #ifndef PB_SSM_GNORM_COMMON_GLSL
 #define PB_SSM_GNORM_COMMON_GLSL
 
+#include "ssm_gnorm_math.glsl"
+
 layout(binding = 0) readonly buffer O { float o[]; };   // column t at t * o_stride: [heads][n]
 layout(binding = 1) readonly buffer Z { float z[]; };   // column t at t * z_stride: [heads][n]
 layout(binding = 2) readonly buffer W { float w[]; };   // n weights, shared by all heads
@@ -29,13 +31,12 @@ float gnorm_scale(uint ob) {
     const float v = o[ob + i];
     squares += v * v;
   }
-  return inversesqrt(wg_sum(squares) / float(pc.n) + pc.eps);
+  return ssm_gnorm_scale(wg_sum(squares), pc.n, pc.eps);
 }
 
 // Element i of the head: its o at ob, its gate at zb.
 float gnorm_value(uint ob, uint zb, uint i, float scale) {
-  const float gate = z[zb + i];
-  return (o[ob + i] * scale) * w[i] * (gate / (1.0 + exp(-gate)));
+  return ssm_gnorm_value(o[ob + i], scale, w[i], z[zb + i]);
 }
 
 #endif  // PB_SSM_GNORM_COMMON_GLSL

@@ -126,6 +126,7 @@ const Coverage kCoverage[] = {
     {"ssm_conv", "ssm_conv/"},
     {"ssm_delta", "ssm_delta/"},
     {"ssm_conv_delta", "ssm_conv_delta/"},
+    {"ssm_conv_delta_gnorm", "ssm_conv_delta_gnorm/"},
     {"ssm_gnorm", "ssm_gnorm/"},
     {"ssm_gnorm_quantize", "ssm_gnorm_quantize/"},
 };

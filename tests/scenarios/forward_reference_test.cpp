@@ -298,10 +298,12 @@ TEST(Placement, MoeDecodeRunsItsExpertsOnInt8InputsAndTheirSwigluInGateAndUp) {
   EXPECT_EQ(kernels(norms, "moe_dmmv_intdot_", true), layers * steps);
 }
 
-// A Gated DeltaNet's output norm writes the int8 input its output projection reads
-// (ssm_gnorm_quantize): in an int8 decode no plain ssm_gnorm is left, one quantizing norm per
-// DeltaNet layer and step; with float inputs the plain norm stays.
-TEST(Placement, DeltaNetOutputNormWritesTheInt8FormItsProjectionReads) {
+// A Gated DeltaNet's output norm writes the int8 input its output projection reads: in an int8
+// decode inside the recurrence (ssm_conv_delta_gnorm), one per DeltaNet layer and step, and no
+// ssm_gnorm of either form is left; with float inputs the plain norm stays, after the
+// recurrence with its conv inside (ssm_conv_delta). No ssm_conv or plain ssm_delta is left in
+// decode either way.
+TEST(Placement, DeltaNetDecodeRunsItsConvAndInt8OutputNormInsideTheRecurrence) {
   if (find_kernel("ssm_gnorm_quantize") == nullptr || !device().info().caps.integer_dot_product) {
     GTEST_SKIP() << "no integer-dot path here";
   }
@@ -315,32 +317,15 @@ TEST(Placement, DeltaNetOutputNormWritesTheInt8FormItsProjectionReads) {
     return it == m.end() ? 0 : it->second;
   };
   const auto int8 = decode_kernels(run);
-  EXPECT_EQ(count(int8, "ssm_gnorm_quantize"), deltanet * steps);
-  EXPECT_EQ(count(int8, "ssm_gnorm"), 0);
+  EXPECT_EQ(count(int8, "ssm_conv_delta_gnorm"), deltanet * steps);
+  EXPECT_EQ(count(int8, "ssm_gnorm_quantize") + count(int8, "ssm_gnorm") + count(int8, "ssm_conv_delta"), 0);
   run.forward.dmmv_activations = DmmvActivations::Float;
   const auto floats = decode_kernels(run);
   EXPECT_EQ(count(floats, "ssm_gnorm"), deltanet * steps);
-  EXPECT_EQ(count(floats, "ssm_gnorm_quantize"), 0);
-}
-
-// A Gated DeltaNet's decode step runs its conv inside the recurrence (ssm_conv_delta): no
-// ssm_conv or plain ssm_delta dispatch is left in decode, with float or int8 inputs alike.
-TEST(Placement, DeltaNetDecodeRunsItsConvInsideTheRecurrence) {
-  RunConfig run = config_for({"tiny-hybrid", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4});
-  const ModelConfig model = preset(run.model);
-  const int steps = int(kDecode), layers = static_cast<int>(model.n_layers);
-  const int deltanet = layers - layers / static_cast<int>(model.full_attention_interval);
-  const auto count = [](const std::map<std::string, int>& m, const std::string& name) {
-    const auto it = m.find(name);
-    return it == m.end() ? 0 : it->second;
-  };
-  for (const DmmvActivations activations : {DmmvActivations::Float, DmmvActivations::Int8}) {
-    if (activations == DmmvActivations::Int8 && !device().info().caps.integer_dot_product) continue;
-    run.forward.dmmv_activations = activations;
-    const auto kernels = decode_kernels(run);
-    EXPECT_EQ(count(kernels, "ssm_conv_delta"), deltanet * steps) << dmmv_activations_name(activations);
-    EXPECT_EQ(count(kernels, "ssm_conv"), 0) << dmmv_activations_name(activations);
-    EXPECT_EQ(count(kernels, "ssm_delta"), 0) << dmmv_activations_name(activations);
+  EXPECT_EQ(count(floats, "ssm_conv_delta"), deltanet * steps);
+  EXPECT_EQ(count(floats, "ssm_gnorm_quantize") + count(floats, "ssm_conv_delta_gnorm"), 0);
+  for (const auto* kernels : {&int8, &floats}) {
+    EXPECT_EQ(count(*kernels, "ssm_conv") + count(*kernels, "ssm_delta"), 0);
   }
 }
 
