@@ -25,7 +25,8 @@ std::string ssm_conv_delta_gnorm_refusal(const SsmDeltaProblem& delta, const Ssm
   if (find_kernel(kKernel) == nullptr) return std::string("kernel ") + kKernel + " was not compiled in";
   const SsmShape& s = delta.shape;
   if (delta.ncols != 1 || gnorm.ncols != 1) return "the norm inside the recurrence takes one token";
-  if (gnorm.o.buffer != delta.o.buffer || gnorm.o.offset != delta.o.offset || gnorm.heads != s.value_heads || gnorm.d_v != s.d_v) {
+  const bool reads_o = gnorm.o.buffer == delta.o.buffer && gnorm.o.offset == delta.o.offset;
+  if (!reads_o || gnorm.heads != s.value_heads || gnorm.d_v != s.d_v) {
     return "the norm must read the recurrence's o, over its value heads";
   }
   const uint32_t threads = workgroup_size(s, tuning);
@@ -49,7 +50,8 @@ Op ssm_conv_delta_gnorm_op(const SsmDeltaProblem& delta, const SsmConvInput& con
   Op op = ssm_conv_delta_op(delta, conv, tuning);
   const TensorView z = column_span(gnorm.z, 1, n, n, "ssm_conv_delta_gnorm z");
   const TensorView weight = column_span(gnorm.weight, 1, s.d_v, s.d_v, "ssm_conv_delta_gnorm weight");
-  const TensorView arrivals = column_span(head_arrivals, 1, s.value_heads, s.value_heads, "ssm_conv_delta_gnorm arrivals");
+  const TensorView arrivals =
+      column_span(head_arrivals, 1, s.value_heads, s.value_heads, "ssm_conv_delta_gnorm arrivals");
   const TensorView o = column_span(delta.o, 1, n, n, "ssm_conv_delta_gnorm o");
   for (const TensorView* view : {&z, &weight, &arrivals, &out.quants, &out.scales}) {
     if (views_overlap(o, *view)) throw UsageError("ssm_conv_delta_gnorm: o overlaps the norm's inputs or outputs");

@@ -159,7 +159,9 @@ Result run_chain(const Inputs& in, const std::vector<uint32_t>& chunks, const Ss
   }
   run_ops(ops, BarrierPolicy::Ledger);
   Result out;
-  for (size_t i = 0; i < chunks.size(); ++i) out.o.push_back(download_floats(*outputs[i], size_t(chunks[i]) * in.o_stride));
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    out.o.push_back(download_floats(*outputs[i], size_t(chunks[i]) * in.o_stride));
+  }
   out.conv_state = download_floats(conv_state, in.conv_state.size());
   out.state = download_floats(state, in.state.size());
   out.arrivals = download_vector<uint32_t>(arrivals, s.key_heads);
@@ -208,9 +210,13 @@ TEST_P(SsmConvDeltaTest, MatchesTheConvThenTheRecurrence) {
   uint32_t worst_ulps = 0;
   for (size_t call = 0; call < p.chunks.size(); ++call) {
     expect_padding_kept(fused.o[call], pair.o[call], s.value_dim(), in.o_stride, "o");
-    for (size_t i = 0; i < pair.o[call].size(); ++i) worst_ulps = std::max(worst_ulps, ulps_apart(fused.o[call][i], pair.o[call][i]));
+    for (size_t i = 0; i < pair.o[call].size(); ++i) {
+      worst_ulps = std::max(worst_ulps, ulps_apart(fused.o[call][i], pair.o[call][i]));
+    }
   }
-  for (size_t i = 0; i < pair.state.size(); ++i) worst_ulps = std::max(worst_ulps, ulps_apart(fused.state[i], pair.state[i]));
+  for (size_t i = 0; i < pair.state.size(); ++i) {
+    worst_ulps = std::max(worst_ulps, ulps_apart(fused.state[i], pair.state[i]));
+  }
   EXPECT_LE(worst_ulps, kMaxUlps) << "o and state against ssm_conv then ssm_delta";
   record_worst("worst_ulps_against_the_pair", worst_ulps);
 
