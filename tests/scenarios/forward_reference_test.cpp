@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "engine/model/host_weights.h"
@@ -426,16 +427,17 @@ TEST(Placement, MoeLayerRunsTheExpertsGateAndUpBesideTheSharedDown) {
     ledger.record(ops[i].bindings);
   }
   const int layers = static_cast<int>(preset(run.model).n_layers), steps = int(kDecode);
+  const auto label = [&](size_t k) { return std::string_view(ops[k].label); };  // a pointer, compared by text
   int shared_downs = 0, beside = 0, ffn_barriers = 0;
   for (size_t i = 1; i < ops.size(); ++i) {
-    if (ops[i].label == "moe_router") {
+    if (label(i) == "moe_router") {
       // The FFN from its router to the experts' down, which ends the layer.
       size_t end = i;
       while (end + 1 < ops.size() && ops[end].phase != Phase::MoeDown) ++end;
       for (size_t k = i; k <= end; ++k) ffn_barriers += barrier_before[k];
     }
-    if (ops[i].label != "expert_routing_gate_up_swiglu") continue;
-    shared_downs += ops[i - 1].label == "shared_down_gated";
+    if (label(i) != "expert_routing_gate_up_swiglu") continue;
+    shared_downs += label(i - 1) == "shared_down_gated";
     beside += !barrier_before[i];
   }
   EXPECT_EQ(shared_downs, layers * steps);
