@@ -104,7 +104,7 @@ std::vector<Columns2D> Activations::qkv(const ModelConfig& config, uint32_t laye
 std::vector<Columns2D> Activations::gate_up(uint32_t width) const { return stack_in(gate_up_columns, {width, width}); }
 
 TensorView Activations::dense_quantized_act() const {
-  return TensorView::whole(quantized_act).slice(0, experts_act_offset_ > 0 ? experts_act_offset_ : quantized_act.size());
+  return TensorView::whole(quantized_act).slice(0, experts_act_offset_);
 }
 
 TensorView Activations::experts_quantized_act() const {

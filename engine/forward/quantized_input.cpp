@@ -211,8 +211,7 @@ bool ForwardContext::ssm_delta_gnorm_for_projection(Emitter& e, const SsmDeltaPr
                                                     Columns cols, const Chunk& chunk,
                                                     const DeviceTensor& consumer) const {
   const uint32_t n = gnorm.heads * gnorm.d_v;
-  if (cols.count != 1 || !producer_quantizes(*this, consumer, chunk, cols, n) ||
-      !ssm_conv_delta_gnorm_refusal(delta, gnorm).empty()) {
+  if (!producer_quantizes(*this, consumer, chunk, cols, n) || !ssm_conv_delta_gnorm_refusal(delta, gnorm).empty()) {
     return false;
   }
   const QuantizedX q = quantized_storage(act, n, 1, limits);

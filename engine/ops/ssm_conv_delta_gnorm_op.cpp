@@ -1,6 +1,5 @@
 #include "engine/ops/ssm_conv_delta_gnorm_op.h"
 
-#include <algorithm>
 #include <cstring>
 
 #include "engine/ops/column_span.h"
@@ -13,11 +12,6 @@ namespace {
 
 constexpr const char* kKernel = "ssm_conv_delta_gnorm";
 
-// ssm_delta_op's workgroup size for this shape and tuning.
-uint32_t workgroup_size(const SsmShape& s, const SsmDeltaTuning& tuning) {
-  return std::min(tuning.cols, s.d_v) * ceil_div(s.d_k, tuning.rows);
-}
-
 }  // namespace
 
 std::string ssm_conv_delta_gnorm_refusal(const SsmDeltaProblem& delta, const SsmGnormProblem& gnorm,
@@ -29,7 +23,7 @@ std::string ssm_conv_delta_gnorm_refusal(const SsmDeltaProblem& delta, const Ssm
   if (!reads_o || gnorm.heads != s.value_heads || gnorm.d_v != s.d_v) {
     return "the norm must read the recurrence's o, over its value heads";
   }
-  const uint32_t threads = workgroup_size(s, tuning);
+  const uint32_t threads = ssm_delta_workgroup_size(s, tuning);
   if (s.d_v % kQuantizedXBlock != 0 || s.d_v > threads || threads % kQuantizedXBlock != 0) {
     return "the norm inside the recurrence needs d_v (" + std::to_string(s.d_v) +
            ") a multiple of 32 and at most the workgroup's " + std::to_string(threads) +

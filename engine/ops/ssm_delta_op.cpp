@@ -31,13 +31,18 @@ TensorView qkv_span(const SsmDeltaProblem& p) {
 
 }  // namespace
 
+uint32_t ssm_delta_workgroup_size(const SsmShape& s, const SsmDeltaTuning& tuning) {
+  return std::min(tuning.cols, s.d_v) * ceil_div(s.d_k, tuning.rows);
+}
+
 Op ssm_delta_op(const SsmDeltaProblem& p, const SsmDeltaTuning& tuning) {
   const SsmShape& s = p.shape;
   check_ssm_shape("ssm_delta", s);
   check_tuning(tuning);
   const uint32_t cols = std::min(tuning.cols, s.d_v);
   const uint32_t split = ceil_div(s.d_k, tuning.rows);
-  if (uint64_t(cols) * split > kMaxThreads) {
+  const uint32_t threads = ssm_delta_workgroup_size(s, tuning);
+  if (threads > kMaxThreads) {
     throw UsageError("ssm_delta: " + std::to_string(cols) + " columns x " + std::to_string(split) +
                      " invocations each exceed 1024 per workgroup");
   }
@@ -56,7 +61,7 @@ Op ssm_delta_op(const SsmDeltaProblem& p, const SsmDeltaTuning& tuning) {
   op.spec.set(0, static_cast<int32_t>(s.d_k))
       .set(1, static_cast<int32_t>(cols))
       .set(2, static_cast<int32_t>(split))
-      .set(3, static_cast<int32_t>(cols * split))
+      .set(3, static_cast<int32_t>(threads))
       .set(4, p.a_is_neg_exp ? 1 : 0);
   op.bindings = {qkv.read(), b.read(), a.read(),
                  column_span(p.a_log, 1, heads, heads, "ssm_delta a_log").read(),

@@ -58,6 +58,10 @@ struct SsmDeltaTuning {
   uint32_t rows = 32;  // 1..64
 };
 
+// Invocations per workgroup for `shape` under `tuning`: min(cols, d_v) columns of S, each split
+// over ceil(d_k / rows) invocations.
+uint32_t ssm_delta_workgroup_size(const SsmShape& shape, const SsmDeltaTuning& tuning = {});
+
 // Groups (ceil(d_v / cols), value_heads). Phase SsmDelta; the caller sets layer and token.
 // Throws UsageError for a bad shape or tuning, a view that is too small, or o overlapping an
 // input.
