@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "engine/model/tensor_plan.h"
 #include "engine/ops/argmax_op.h"
 #include "engine/ops/moe_down_acc_norm_op.h"
 #include "engine/ops/moe_routing_ops.h"
@@ -14,6 +15,7 @@ namespace {
 // Widths of every activation kind; 0 = not used by this architecture.
 struct Widths {
   uint32_t hidden, q, kv, ffn, vocab, experts, expert_ffn, channels, value, value_heads;
+  uint32_t q_gate;  // the attention's output gate (Qwen3.5): q wide, or 0
 };
 
 Widths widths_of(const ModelConfig& c) {
@@ -27,19 +29,28 @@ Widths widths_of(const ModelConfig& c) {
           c.moe.expert_ffn,
           ssm ? c.ssm.channels() : 0,
           ssm ? c.ssm.value_dim() : 0,
-          ssm ? c.ssm.value_heads : 0};
+          ssm ? c.ssm.value_heads : 0,
+          c.attention_output_gate ? c.max_q_dim() : 0};
 }
 
 uint64_t columns_bytes(uint32_t width, uint32_t cols) { return uint64_t(column_stride(width)) * cols * 4; }
 
 // Widths of the stacked buffers: every part padded to 64 floats, each at its widest.
-uint32_t qkv_width(const Widths& w) { return w.q ? column_stride(w.q) + 2 * column_stride(w.kv) : 0; }
+uint32_t qkv_width(const Widths& w) {
+  return w.q ? column_stride(w.q) + 2 * column_stride(w.kv) + column_stride(w.q_gate) : 0;
+}
+// The router's logits and, after them, a shared expert's gate logit.
+uint32_t router_width(const ModelConfig& c) {
+  return column_stride(c.moe.n_experts) + (c.moe.has_shared_expert() ? 1 : 0);
+}
 uint32_t gate_up_width(const Widths& w) { return 2 * column_stride(w.ffn); }
 uint32_t ssm_in_width(const Widths& w) {
   return column_stride(w.channels) + column_stride(w.value) + 2 * column_stride(w.value_heads);
 }
 
-// Parts `widths` side by side in the columns of `b`, each starting on 64 floats.
+// Parts `widths` side by side in the columns of `b`, each starting on 64 floats: where a stack
+// of weights (ModelWeights::stacked) writes them, its members start on as many rows.
+static_assert(kStackPartRows == 64, "stack_in's parts start on 64 floats (column_stride)");
 std::vector<Columns2D> stack_in(const Columns2D& b, std::initializer_list<uint32_t> widths) {
   std::vector<Columns2D> parts;
   uint32_t first = 0;
@@ -98,7 +109,9 @@ Columns2D Activations::columns(Device& device, uint32_t width, uint32_t cols, co
 }
 
 std::vector<Columns2D> Activations::qkv(const ModelConfig& config, uint32_t layer) const {
-  return stack_in(qkv_columns, {config.q_dim(layer), config.kv_dim(layer), config.kv_dim(layer)});
+  const uint32_t q = config.q_dim(layer), kv = config.kv_dim(layer);
+  if (config.attention_output_gate) return stack_in(qkv_columns, {q, kv, kv, q});
+  return stack_in(qkv_columns, {q, kv, kv});
 }
 
 std::vector<Columns2D> Activations::gate_up(uint32_t width) const { return stack_in(gate_up_columns, {width, width}); }
@@ -115,7 +128,7 @@ TensorView Activations::experts_quantized_act() const {
 uint64_t Activations::bytes_needed(const ModelConfig& c, const ActivationSizes& s) {
   const Widths w = widths_of(c);
   const uint64_t cols = s.max_cols;
-  uint64_t total = columns_bytes(w.hidden, cols) * 4 + columns_bytes(w.q, cols) * 2 +
+  uint64_t total = columns_bytes(w.hidden, cols) * 4 + columns_bytes(w.q, cols) +
                    columns_bytes(qkv_width(w), cols) + columns_bytes(w.ffn, cols) +
                    columns_bytes(gate_up_width(w), cols) +
                    columns_bytes(w.vocab, cols) + s.attention_scratch_bytes + uint64_t(s.max_ctx + 1) * 24 +
@@ -131,9 +144,9 @@ uint64_t Activations::bytes_needed(const ModelConfig& c, const ActivationSizes& 
   }
   if (c.has_moe()) {
     const uint64_t assignments = cols * c.moe.top_k;
-    total += columns_bytes(w.experts, cols) + moe_routing_bytes(c.moe, s.max_cols, s.binding_alignment) +
+    total += columns_bytes(router_width(c), cols) + moe_routing_bytes(c.moe, s.max_cols, s.binding_alignment) +
              columns_bytes(w.expert_ffn, 1) * assignments * 3 + columns_bytes(w.hidden, 1) * assignments +
-             columns_bytes(1, cols) + (s.quantized_inputs ? moe_down_acc_norm_arrivals_bytes(w.hidden) : 0);
+             (s.quantized_inputs ? moe_down_acc_norm_arrivals_bytes(w.hidden) : 0);
   }
   if (w.channels) {
     total += columns_bytes(ssm_in_width(w), cols) + columns_bytes(w.channels, cols) + columns_bytes(w.value, cols) * 2 +
@@ -149,8 +162,7 @@ Activations::Activations(Device& device, const ModelConfig& c, const ActivationS
   xn = columns(device, w.hidden, cols, "xn");
   tmp = columns(device, w.hidden, cols, "tmp");
   tmp2 = columns(device, w.hidden, cols, "tmp2");
-  qkv_columns = columns(device, qkv_width(w), cols, "q k v");
-  qgate = columns(device, c.attention_output_gate ? w.q : 0, cols, "attention gate");
+  qkv_columns = columns(device, qkv_width(w), cols, w.q_gate ? "q k v gate" : "q k v");
   attn = columns(device, w.q, cols, "attn");
   gate_up_columns = columns(device, w.ffn ? gate_up_width(w) : 0, cols, "gate up");
   act = columns(device, w.ffn, cols, "act");
@@ -189,13 +201,17 @@ Activations::Activations(Device& device, const ModelConfig& c, const ActivationS
   }
   if (c.has_moe()) {
     const uint32_t assignments = cols * c.moe.top_k;
-    router = columns(device, w.experts, cols, "router logits");
+    // The router's logits, then a shared expert's gate logit: where their weights stack, one
+    // projection writes both (emit_ffn_block).
+    router_columns = columns(device, router_width(c), cols, "router logits");
+    const std::vector<Columns2D> parts = stack_in(router_columns, {w.experts, 1});
+    router = parts[0];
+    if (c.moe.has_shared_expert()) shared_gate = parts[1];
     routing = Buffer(device, moe_routing_bytes(c.moe, cols, s.binding_alignment), MemoryUse::Device, "routing");
     e_gate = columns(device, w.expert_ffn, assignments, "expert gate");
     e_up = columns(device, w.expert_ffn, assignments, "expert up");
     e_act = columns(device, w.expert_ffn, assignments, "expert act");
     e_out = columns(device, w.hidden, assignments, "expert out");
-    if (c.moe.has_shared_expert()) shared_gate = columns(device, 1, cols, "shared expert gate");
     if (s.quantized_inputs) {
       moe_acc_arrivals =
           Buffer(device, moe_down_acc_norm_arrivals_bytes(w.hidden), MemoryUse::Device, "moe acc arrivals");

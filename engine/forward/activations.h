@@ -48,9 +48,11 @@ class Activations {
 
   // The outputs of projections stored as a stack (ModelWeights::stacked) lie side by side in
   // one buffer's columns, each part starting on 64 floats (a binding offset every device
-  // accepts). Where no part needs padding they are contiguous, and the stack's one DMMV
-  // writes them all.
-  // Layer `layer`'s q, k and v (its own head dims), in qkv_columns.
+  // accepts). A stack's one DMMV writes them all: its members start on as many rows
+  // (kStackPartRows) where a part needs padding, except gate and up, which stack only where
+  // none does.
+  // Layer `layer`'s q, k and v (its own head dims), and its output gate where the model has
+  // one, in qkv_columns.
   std::vector<Columns2D> qkv(const ModelConfig& config, uint32_t layer) const;
   // Gate and up of an FFN `width` wide (dense or shared expert), in gate_up_columns.
   std::vector<Columns2D> gate_up(uint32_t width) const;
@@ -61,8 +63,10 @@ class Activations {
   TensorView experts_quantized_act() const;
 
   Columns2D x, xn, tmp, tmp2;          // hidden: the residual stream, its norm, sub-block outputs
-  Columns2D qgate, attn;               // n_heads * head_dim (widest layer)
-  Columns2D qkv_columns;               // q, k and v side by side (qkv() cuts a layer's parts)
+  Columns2D attn;                      // n_heads * head_dim (widest layer)
+  // q, k, v and the output gate where the model has one (Qwen3.5), side by side (qkv() cuts a
+  // layer's parts)
+  Columns2D qkv_columns;
   Columns2D gate_up_columns;           // gate and up side by side (gate_up() cuts them)
   Columns2D act;                       // FFN width (dense or shared expert)
   Columns2D logits;                    // vocab
@@ -86,6 +90,7 @@ class Activations {
   std::vector<Buffer> k_cache, v_cache;  // per attention layer [n_kv_heads][max_ctx][head_dim] f16
 
   // Mixture of experts (MoE models)
+  Columns2D router_columns;            // router and shared_gate side by side
   Columns2D router;                    // [max_cols][n_experts] router logits
   Buffer routing;                      // route_e, route_w, items, assignments, counter
   Columns2D e_gate, e_up, e_act;       // [max_cols * top_k][expert_ffn]

@@ -13,10 +13,12 @@
 namespace pb {
 namespace {
 
-// q, k and v: stored as one stack where the weights allow, so they project in one dispatch.
-constexpr StackMember kQkv[] = {{TensorRole::AttnQ, "attn_q", nullptr},
-                                {TensorRole::AttnK, "attn_k", "attn_qk"},
-                                {TensorRole::AttnV, "attn_v", "attn_qkv"}};
+// q, k and v, and Qwen3.5's output gate: stored as one stack where the weights allow, so they
+// project in one dispatch.
+constexpr StackMember kQkvGate[] = {{TensorRole::AttnQ, "attn_q", nullptr},
+                                    {TensorRole::AttnK, "attn_k", "attn_qk"},
+                                    {TensorRole::AttnV, "attn_v", "attn_qkv"},
+                                    {TensorRole::AttnOutputGate, "attn_gate", "attn_qkv_gate"}};
 
 QkNormRopeProblem rope_problem(const ForwardContext& f, uint32_t layer, const Chunk& chunk, const Columns2D& q,
                                const Columns2D& k) {
@@ -65,9 +67,12 @@ void emit_attention_block(Emitter& e, const ForwardContext& f, uint32_t layer, c
   e.phase(Phase::AttnQkv);
   const std::vector<Columns2D> qkv = f.act.qkv(c, layer);
   const Columns2D &q_out = qkv[0], &k_out = qkv[1], &v_out = qkv[2];
-  f.project_stack(e, kQkv, l, f.act.xn, qkv, all, chunk);
-  if (c.attention_output_gate && rest.count > 0) {
-    f.project(e, "attn_gate", f.tensor(TensorRole::AttnOutputGate, l), f.act.xn, f.act.qgate, rest, false, chunk);
+  // The output gate joins the stack where every column's attention output is wanted; else it
+  // projects only the columns that are.
+  const bool gate_stacked = c.attention_output_gate && rest.first == all.first && rest.count == all.count;
+  f.project_stack(e, std::span(kQkvGate).first(gate_stacked ? 4 : 3), l, f.act.xn, qkv, all, chunk);
+  if (c.attention_output_gate && !gate_stacked && rest.count > 0) {
+    f.project(e, "attn_gate", f.tensor(TensorRole::AttnOutputGate, l), f.act.xn, qkv[3], rest, false, chunk);
   }
   // The RoPE writes k (and copies v) into the cache in the same dispatch: the KV write has no
   // dispatch of its own, so its time shows in attn_rope. A decode token's attention does both
@@ -90,7 +95,7 @@ void emit_attention_block(Emitter& e, const ForwardContext& f, uint32_t layer, c
   const TensorView q = ForwardContext::columns(q_out, rest);
   const TensorView o = ForwardContext::columns(f.act.attn, q_dim, rest);
   const DeviceTensor& wo = f.tensor(TensorRole::AttnOutput, l);
-  const TensorView gate = c.attention_output_gate ? ForwardContext::columns(f.act.qgate, q_dim, rest) : TensorView{};
+  const TensorView gate = c.attention_output_gate ? ForwardContext::columns(qkv[3], q_dim, rest) : TensorView{};
   bool gated = false;  // whether the attention applied the output gate
   if (rest.count == 1) {
     AttentionDecodeProblem decode{shape, cache, q, o, TensorView::whole(f.act.scratch), chunk.pos0 + rest.first};
@@ -106,7 +111,7 @@ void emit_attention_block(Emitter& e, const ForwardContext& f, uint32_t layer, c
 
   e.phase(Phase::AttnOut);
   if (c.attention_output_gate && !gated) {
-    e(sigmoid_mul_op(SigmoidMulProblem{gate, o, q_dim, rest.count, f.act.qgate.stride, f.act.attn.stride, false}),
+    e(sigmoid_mul_op(SigmoidMulProblem{gate, o, q_dim, rest.count, qkv[3].stride, f.act.attn.stride, false}),
       "attn_output_gate");
   }
   if (c.post_norms) {

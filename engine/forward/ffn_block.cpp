@@ -31,6 +31,10 @@ constexpr StackMember kGateUp[] = {{TensorRole::FfnGate, "ffn_gate", nullptr},
                                    {TensorRole::FfnUp, "ffn_up", "ffn_gate_up"}};
 constexpr StackMember kSharedGateUp[] = {{TensorRole::SharedGate, "shared_gate", nullptr},
                                          {TensorRole::SharedUp, "shared_up", "shared_gate_up"}};
+// A MoE's router and its shared expert's sigmoid gate (shared_gate_inp), which both read the FFN
+// norm.
+constexpr StackMember kRouterSharedGate[] = {{TensorRole::MoeRouter, "moe_router", nullptr},
+                                             {TensorRole::SharedGateInp, "shared_gate_inp", "moe_router_shared_gate"}};
 
 void emit_dense_ffn(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& chunk, Columns rest) {
   const ModelConfig& c = f.config();
@@ -188,16 +192,14 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& c
 }
 
 // A shared expert: gate, up, SwiGLU and down, the output scaled by sigmoid(w . xn) (one scalar
-// per token, shared_gate_inp) and added into x. In decode on int8 inputs the sigmoid gate goes
-// first and down applies it and adds into x in its epilogue (dmmv_intdot_gated_op): one dispatch
-// where down, sigmoid_mul and add_in_place took three.
+// per token, shared_gate_inp, projected with the router before it) and added into x. In decode on
+// int8 inputs down applies the sigmoid gate and adds into x in its epilogue
+// (dmmv_intdot_gated_op): one dispatch where down, sigmoid_mul and add_in_place took three.
 void emit_shared_expert(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& chunk, Columns rest) {
   const ModelConfig& c = f.config();
   const uint32_t width = c.moe.shared_expert_ffn;
-  const std::optional<QuantizedInput> normed = e.last_quantized;  // the FFN norm's int8 form
   e.phase(Phase::SharedExpert);
   const DeviceTensor& down = f.tensor(TensorRole::SharedDown, l);
-  const DeviceTensor& gate_inp = f.tensor(TensorRole::SharedGateInp, l);
   const ProjectionProblem down_into_x{down.spec.format,
                                       down.view(),
                                       ForwardContext::columns(f.act.act, width, rest),
@@ -210,9 +212,6 @@ void emit_shared_expert(Emitter& e, const ForwardContext& f, int32_t l, const Ch
                                       true};
   const bool gated_down =
       !chunk.prefill && f.projects_int8(down, chunk, rest) && dmmv_intdot_gated_refusal(down_into_x).empty();
-  // The sigmoid gate first where down applies it: on the norm's int8 form, which gate and up
-  // then reuse.
-  if (gated_down) f.project(e, "shared_gate_inp", gate_inp, f.act.xn, f.act.shared_gate, rest, false, chunk);
   const std::vector<Columns2D> gate_up = f.act.gate_up(width);
   f.project_stack(e, kSharedGateUp, l, f.act.xn, gate_up, rest, chunk);
   f.glu_for_projection(e, "shared_swiglu", glu(f, gate_up[0], gate_up[1], f.act.act, width, rest), rest, chunk,
@@ -224,10 +223,6 @@ void emit_shared_expert(Emitter& e, const ForwardContext& f, int32_t l, const Ch
     return;
   }
   f.project(e, "shared_down", down, f.act.act, f.act.tmp, rest, false, chunk);
-  // The sigmoid gate on the norm's int8 form again: the SwiGLU and down quantized theirs since
-  // (and where the norm's division was deferred, xn itself was never written).
-  if (normed) e.last_quantized = normed;
-  f.project(e, "shared_gate_inp", gate_inp, f.act.xn, f.act.shared_gate, rest, false, chunk);
   e(sigmoid_mul_op(SigmoidMulProblem{ForwardContext::columns(f.act.shared_gate, rest),
                                      ForwardContext::columns(f.act.tmp, rest), c.hidden, rest.count,
                                      f.act.shared_gate.stride, f.act.tmp.stride, true}),
@@ -275,7 +270,11 @@ void emit_ffn_block(Emitter& e, const ForwardContext& f, uint32_t layer, const C
   // first projections, and the experts' gate and up beside its down (their int8 act apart,
   // Activations::experts_quantized_act).
   e.phase(Phase::MoeRouter);
-  f.project(e, "moe_router", f.tensor(TensorRole::MoeRouter, l), f.act.xn, f.act.router, rest, false, chunk);
+  // With a shared expert's sigmoid gate: both read the norm, and where their weights stack they
+  // are one dispatch (Qwen3.5).
+  const std::vector<Columns2D> logits{f.act.router, f.act.shared_gate};
+  f.project_stack(e, std::span(kRouterSharedGate).first(c.moe.has_shared_expert() ? 2 : 1), l, f.act.xn, logits,
+                  rest, chunk);
   if (c.moe.has_shared_expert()) {
     // The experts read the norm's int8 form again (quantized_input takes it where nothing since
     // wrote it or xn: where the norm's division was deferred, xn itself was never written).

@@ -80,13 +80,20 @@ void ForwardContext::project(Emitter& e, const char* label, const DeviceTensor& 
 
 namespace {
 
-// Parts [0, n) as one window where each starts where the one before ends.
-std::optional<Columns2D> contiguous(const std::vector<Columns2D>& parts, size_t n) {
-  for (size_t m = 0; m + 1 < n; ++m) {
-    if (parts[m].first + parts[m].width != parts[m + 1].first) return std::nullopt;
+// The window of parts [0, n) that `stack` writes: where each part lies as far from the first,
+// in floats, as its member's rows from the stack's first row (stored back to back, or on
+// kStackPartRows rows as the parts start on 64 floats), in one buffer with one stride.
+std::optional<Columns2D> stack_output(const DeviceTensor& stack, std::span<const DeviceTensor* const> members,
+                                      const std::vector<Columns2D>& parts) {
+  const uint64_t row = row_bytes(stack.spec.format, stack.spec.cols);
+  for (size_t m = 0; m < members.size(); ++m) {
+    const uint64_t first_row = (members[m]->offset - stack.offset) / row;
+    if (parts[m].buffer != parts[0].buffer || parts[m].stride != parts[0].stride ||
+        parts[m].first - parts[0].first != first_row || parts[m].width != members[m]->spec.rows) {
+      return std::nullopt;
+    }
   }
-  const Columns2D& last = parts[n - 1];
-  return Columns2D{parts[0].buffer, parts[0].first, last.first + last.width - parts[0].first, parts[0].stride};
+  return Columns2D{parts[0].buffer, parts[0].first, static_cast<uint32_t>(stack.spec.rows), parts[0].stride};
 }
 
 }  // namespace
@@ -99,8 +106,10 @@ void ForwardContext::project_stack(Emitter& e, std::span<const StackMember> memb
   size_t done = 0;
   for (size_t n = members.size(); n >= 2 && done == 0; --n) {
     const std::optional<DeviceTensor> stack = weights.stacked(std::span(roles).first(n), layer);
-    const std::optional<Columns2D> out = contiguous(parts, n);
-    if (stack && out) {
+    if (!stack) continue;
+    std::vector<const DeviceTensor*> stacked;
+    for (size_t m = 0; m < n; ++m) stacked.push_back(&tensor(members[m].role, layer));
+    if (const std::optional<Columns2D> out = stack_output(*stack, stacked, parts)) {
       project(e, members[n - 1].stack_label, *stack, x, *out, cols, false, chunk);
       done = n;
     }

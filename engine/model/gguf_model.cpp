@@ -66,6 +66,7 @@ ModelWeights GgufModel::upload(Device& device, Transfer& transfer) const {
       }
     });
   }
+  weights.zero_pads(transfer);
   return weights;
 }
 

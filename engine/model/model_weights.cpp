@@ -52,50 +52,75 @@ void require_device_memory(const Device& device, const std::string& what, uint64
 
 namespace {
 
-// Projections of one layer that read the same input, in the order their rows stack.
+// Projections of one layer that read the same input, in the order their rows stack. Where
+// `padded`, each member after the first starts on a multiple of kStackPartRows rows, as its
+// output starts on as many floats in the activations' stacks (Activations: stack_in), so that
+// the stack's output rows land on its parts whatever their widths; the rows between are zeros
+// (ModelWeights::zero_pads). The gate/up stacks stay unpadded: the GLU producers read up at
+// gate's row count further (dmmv_intdot_glu_epilogue.glsl).
 struct StackGroup {
   TensorRole roles[4];
   size_t count;
+  bool padded;
 };
 constexpr StackGroup kStackGroups[] = {
-    {{TensorRole::AttnQ, TensorRole::AttnK, TensorRole::AttnV}, 3},
-    {{TensorRole::FfnGate, TensorRole::FfnUp}, 2},
-    {{TensorRole::SharedGate, TensorRole::SharedUp}, 2},
+    {{TensorRole::AttnQ, TensorRole::AttnK, TensorRole::AttnV, TensorRole::AttnOutputGate}, 4, true},
+    {{TensorRole::FfnGate, TensorRole::FfnUp}, 2, false},
+    {{TensorRole::SharedGate, TensorRole::SharedUp}, 2, false},
     // The experts' gate and up: decode's gate/up with the SwiGLU reads both through one binding
     // (moe_dmmv_intdot_glu_op).
-    {{TensorRole::MoeGateExps, TensorRole::MoeUpExps}, 2},
+    {{TensorRole::MoeGateExps, TensorRole::MoeUpExps}, 2, false},
     // A Gated DeltaNet's input projections (Qwen3.5): q/k/v, the output gate z, beta and alpha.
-    {{TensorRole::SsmQkv, TensorRole::SsmZ, TensorRole::SsmBeta, TensorRole::SsmAlpha}, 4},
+    {{TensorRole::SsmQkv, TensorRole::SsmZ, TensorRole::SsmBeta, TensorRole::SsmAlpha}, 4, true},
+    // A MoE's router and its shared expert's sigmoid gate (Qwen3.5): both read the FFN norm.
+    {{TensorRole::MoeRouter, TensorRole::SharedGateInp}, 2, true},
 };
 
-// Plan indices of the tensors stored together with plan[i]: i alone, or the longest start of
-// its stack group (plan[i] first) whose members are not placed yet, share format and width
-// and each start on an offset a binding may have and on a unit of the device layout (Q6_K's
-// groups of 8 rows), so every member can still be bound alone and the stack as one tensor.
-std::vector<size_t> storage_group(const std::vector<TensorSpec>& plan,
-                                  const std::map<std::pair<TensorRole, int32_t>, size_t>& index,
-                                  const std::vector<bool>& placed, size_t i, const DeviceInfo& info) {
+// Bytes from a padded stack member's start to the next member's: its rows rounded up to
+// kStackPartRows.
+uint64_t padded_member_bytes(const TensorSpec& t) {
+  const uint64_t rows = (t.rows + kStackPartRows - 1) / kStackPartRows * kStackPartRows;
+  return rows * row_bytes(t.format, t.cols);
+}
+
+// A storage group: its members' plan indices (the first is the group's first tensor) and each
+// one's offset in bytes from the storage's start.
+struct StorageGroup {
+  std::vector<size_t> members;
+  std::vector<uint64_t> offsets;
+  uint64_t bytes = 0;
+};
+
+// The tensors stored together with plan[i]: i alone, or the longest start of its stack group
+// (plan[i] first) whose members are not placed yet, share format and width and each start on an
+// offset a binding may have and on a unit of the device layout (Q6_K's groups of 8 rows), so
+// every member can still be bound alone and the stack as one tensor.
+StorageGroup storage_group(const std::vector<TensorSpec>& plan,
+                           const std::map<std::pair<TensorRole, int32_t>, size_t>& index,
+                           const std::vector<bool>& placed, size_t i, const DeviceInfo& info) {
   const TensorSpec& first = plan[i];
+  StorageGroup g{{i}, {0}, first.bytes()};
   for (const StackGroup& group : kStackGroups) {
     if (group.roles[0] != first.role) continue;
-    std::vector<size_t> members{i};
-    uint64_t bytes = first.bytes();
     for (size_t m = 1; m < group.count; ++m) {
       const auto it = index.find({group.roles[m], first.layer});
       if (it == index.end() || placed[it->second]) break;
       const TensorSpec& next = plan[it->second];
+      const TensorSpec& last = plan[g.members.back()];
+      const uint64_t at = group.padded ? g.offsets.back() + padded_member_bytes(last) : g.bytes;
       if (next.format != first.format || next.cols != first.cols || next.experts != first.experts ||
-          bytes % info.min_storage_buffer_offset_alignment != 0 ||
-          bytes / row_bytes(first.format, first.cols) % device_rows_multiple(first.format) != 0 ||
-          bytes + next.bytes() > info.max_storage_buffer_range) {
+          (first.experts != 1 && group.padded) || at % info.min_storage_buffer_offset_alignment != 0 ||
+          at / row_bytes(first.format, first.cols) % device_rows_multiple(first.format) != 0 ||
+          at + next.bytes() > info.max_storage_buffer_range) {
         break;
       }
-      members.push_back(it->second);
-      bytes += next.bytes();
+      g.members.push_back(it->second);
+      g.offsets.push_back(at);
+      g.bytes = at + next.bytes();
     }
-    return members;
+    return g;
   }
-  return {i};
+  return g;
 }
 
 }  // namespace
@@ -109,23 +134,31 @@ ModelWeights ModelWeights::allocate(Device& device, const ModelConfig& config,
   std::vector<bool> placed(plan.size(), false);
   for (size_t i = 0; i < plan.size(); ++i) {
     if (placed[i]) continue;
-    const std::vector<size_t> members = storage_group(plan, w.index_, placed, i, device.info());
-    uint64_t bytes = 0;
+    const StorageGroup g = storage_group(plan, w.index_, placed, i, device.info());
     std::string name;
-    for (size_t m : members) {
+    for (size_t m : g.members) {
       if (!plan[m].host_values) require_device_cols(plan[m].format, plan[m].cols, plan[m].name);
-      bytes += plan[m].bytes();
       name += (name.empty() ? "" : "+") + plan[m].name;
     }
-    w.storage_.push_back(std::make_unique<Buffer>(device, bytes, MemoryUse::Device, name));
-    uint64_t offset = 0;
-    for (size_t m : members) {
+    w.storage_.push_back(std::make_unique<Buffer>(device, g.bytes, MemoryUse::Device, name));
+    for (size_t n = 0; n < g.members.size(); ++n) {
+      const size_t m = g.members[n];
       placed[m] = true;
-      w.tensors_[m] = DeviceTensor{plan[m], w.storage_.back().get(), offset};
-      offset += plan[m].bytes();
+      w.tensors_[m] = DeviceTensor{plan[m], w.storage_.back().get(), g.offsets[n]};
+      const uint64_t end = g.offsets[n] + plan[m].bytes();
+      if (n + 1 < g.members.size() && g.offsets[n + 1] > end) {
+        w.pads_.push_back(TensorView{w.storage_.back().get(), end, g.offsets[n + 1] - end});
+      }
     }
   }
   return w;
+}
+
+void ModelWeights::zero_pads(Transfer& transfer) const {
+  for (const TensorView& pad : pads_) {
+    const std::vector<uint8_t> zeros(pad.bytes, 0);
+    transfer.upload(*pad.buffer, pad.offset, zeros);
+  }
 }
 
 ModelWeights ModelWeights::synthetic(Device& device, PipelineSet& pipelines, Transfer& transfer,
@@ -141,6 +174,7 @@ ModelWeights ModelWeights::synthetic(Device& device, PipelineSet& pipelines, Tra
       generate_matrix(device, pipelines, t, seed);
     }
   }
+  w.zero_pads(transfer);
   return w;
 }
 
@@ -175,12 +209,16 @@ std::optional<DeviceTensor> ModelWeights::stacked(std::span<const TensorRole> ro
       continue;
     }
     TensorSpec& s = stack->spec;
-    if (t.storage != stack->storage || t.offset != stack->offset + s.bytes() || t.spec.format != s.format ||
-        t.spec.cols != s.cols || t.spec.experts != 1) {
+    // t follows on, or in a padded stack on the next multiple of kStackPartRows rows (the rows
+    // between are zeros, and the stack's rows run on to t's end).
+    const uint64_t row = row_bytes(s.format, s.cols);
+    const uint64_t padded_rows = (s.rows + kStackPartRows - 1) / kStackPartRows * kStackPartRows;
+    if (t.storage != stack->storage || t.spec.format != s.format || t.spec.cols != s.cols || t.spec.experts != 1 ||
+        (t.offset != stack->offset + s.bytes() && t.offset != stack->offset + padded_rows * row)) {
       return std::nullopt;
     }
     s.name += "+" + t.spec.name;
-    s.rows += t.spec.rows;
+    s.rows = (t.offset - stack->offset) / row + t.spec.rows;
   }
   return stack;
 }

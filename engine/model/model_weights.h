@@ -1,8 +1,9 @@
 // A model's weights on the device: generated there from the synthetic hash (a 20 GB model is
 // never built on the host), or uploaded from a GGUF file. Each tensor has a buffer of its own,
-// except projections that read the same input (a layer's q, k and v; gate and up): they are
-// stored back to back in one buffer, so the forward pass can run them as one matrix of their
-// rows stacked, one dispatch where there were two or three.
+// except projections that read the same input (a layer's q, k and v; gate and up; a router and a
+// shared expert's gate): they are stored in one buffer, in the order of their outputs, so the
+// forward pass can run them as one matrix of their rows stacked, one dispatch where there were
+// two or more.
 #pragma once
 
 #include <cstdint>
@@ -47,15 +48,20 @@ class ModelWeights {
   bool has(TensorRole role, int32_t layer = -1) const;
   uint64_t bytes() const;
   // The tensors `roles` of `layer` as one matrix of their rows stacked in that order, where
-  // they are stored back to back (same format and width); nullopt where they are not, or
-  // where one is missing. Its spec names the stack and sums the rows.
+  // they are stored so (same format and width, back to back or on kStackPartRows rows); nullopt
+  // where they are not, or where one is missing. Its spec names the stack and counts its rows,
+  // the zero rows between members included.
   std::optional<DeviceTensor> stacked(std::span<const TensorRole> roles, int32_t layer) const;
+  // Writes zeros into the rows between a padded stack's members (kStackPartRows), which its
+  // stacked projection reads; the uploads fill only the tensors.
+  void zero_pads(Transfer& transfer) const;
 
  private:
   ModelConfig config_;
   std::vector<std::unique_ptr<Buffer>> storage_;  // behind pointers: tensors point into it
   std::vector<DeviceTensor> tensors_;
   std::map<std::pair<TensorRole, int32_t>, size_t> index_;
+  std::vector<TensorView> pads_;  // the rows between padded stacks' members
 };
 
 // Throws UsageError, before anything is allocated, when `bytes` exceeds the device's largest

@@ -26,6 +26,11 @@ enum class TensorRole {
   SsmQkv, SsmZ, SsmBeta, SsmAlpha, SsmConv, SsmDtBias, SsmALog, SsmNorm, SsmOut,
 };
 
+// Where a layer's projections stack (ModelWeights::stacked), each member after the first starts
+// on a multiple of this many rows, as its output starts on as many floats in the activations'
+// stacks (column_stride, engine/forward/activations.h).
+inline constexpr uint64_t kStackPartRows = 64;
+
 struct TensorSpec {
   std::string name;        // GGUF name, e.g. "blk.3.attn_q.weight"
   TensorRole role;

@@ -131,6 +131,12 @@ std::vector<ForwardCase> cases() {
   // A whole prompt in one chunk, so an expert serves several tokens: through the experts'
   // matmul where the device has cooperative matrices, through the expert DMMV elsewhere.
   list.push_back({"tiny-moe", PrefillStrategy::Matmul, BarrierPolicy::Ledger, 32});
+  // One format for every matrix, so that the gated attention's q, k, v and output gate stack
+  // too (in the mixture v is Q6_K): the stacks of rows padded to 64, in prefill and decode.
+  for (auto prefill : strategies) {
+    list.push_back({"tiny-hybrid", prefill, BarrierPolicy::Ledger, 4, DmmvActivations::Float, Placement::Dispatch,
+                    Placement::Dispatch, WeightChoice{WeightFormat::Q8_0}});
+  }
   // int8 DMMV inputs where the build and the device have integer dot products (the suite
   // asserts elsewhere, dmmv_intdot_test, that a build without them refuses the axis). The
   // matmul prefill stays float, so its case checks the mixed stream against the int8 reference
@@ -157,6 +163,8 @@ std::vector<ForwardCase> cases() {
       list.push_back({model, PrefillStrategy::Batched, BarrierPolicy::Ledger, 4, DmmvActivations::Int8,
                       Placement::Producer, Placement::Producer});
     }
+    list.push_back({"tiny-hybrid", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4, DmmvActivations::Int8,
+                    Placement::Producer, Placement::Producer, WeightChoice{WeightFormat::Q4_K}});
     list.push_back({"tiny-dense", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4, DmmvActivations::Int8,
                     Placement::Producer, Placement::Dispatch});
     list.push_back({"tiny-dense", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4, DmmvActivations::Int8,
@@ -182,25 +190,34 @@ std::map<std::string, int> decode_kernels(const RunConfig& run, bool labels = fa
   return count;
 }
 
-// A Gated DeltaNet's four input projections read the same norm: q/k/v, z and beta run as one
-// stacked projection (their weights and outputs lie side by side), alpha alone (beta's output is
-// padded to 64 floats, so alpha's does not follow it).
-TEST(Placement, DeltaNetInputProjectionsRunAsOneStack) {
+// A Gated DeltaNet's four input projections read the same norm: q/k/v, z, beta and alpha run as
+// one stacked projection (their weights start on 64 rows where their outputs start on 64 floats,
+// ModelWeights::stacked). So do a MoE's router and its shared expert's sigmoid gate, and a gated
+// attention's q, k, v and output gate where they share a format (in the Q4_K_M mixture v is
+// Q6_K).
+TEST(Placement, ProjectionsOfOneNormRunAsOneStack) {
   RunConfig run = config_for({"tiny-hybrid", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4,
-                              DmmvActivations::Int8});
+                              DmmvActivations::Int8, Placement::Dispatch, Placement::Dispatch,
+                              WeightChoice{WeightFormat::Q4_K}});
   const ModelConfig model = preset(run.model);
   int deltanet_layers = 0;
   for (uint32_t l = 0; l < model.n_layers; ++l) deltanet_layers += model.layer_kind(l) == LayerKind::DeltaNet;
+  const int attention_layers = static_cast<int>(model.n_layers) - deltanet_layers;
   ASSERT_GT(deltanet_layers, 0);
+  ASSERT_GT(attention_layers, 0);
+  ASSERT_TRUE(model.moe.has_shared_expert() && model.attention_output_gate);
   const int steps = int(kDecode);
   const auto labels = decode_kernels(run, true);
   const auto count = [&](const std::string& label) {
     const auto it = labels.find(label);
     return it == labels.end() ? 0 : it->second;
   };
-  EXPECT_EQ(count("ssm_qkv_z_beta"), deltanet_layers * steps);
-  EXPECT_EQ(count("ssm_alpha"), deltanet_layers * steps);
-  EXPECT_EQ(count("ssm_qkv") + count("ssm_z") + count("ssm_beta"), 0);
+  EXPECT_EQ(count("ssm_in"), deltanet_layers * steps);
+  EXPECT_EQ(count("ssm_qkv") + count("ssm_z") + count("ssm_beta") + count("ssm_alpha") + count("ssm_qkv_z_beta"), 0);
+  EXPECT_EQ(count("moe_router_shared_gate"), static_cast<int>(model.n_layers) * steps);
+  EXPECT_EQ(count("moe_router") + count("shared_gate_inp"), 0);
+  EXPECT_EQ(count("attn_qkv_gate"), attention_layers * steps);
+  EXPECT_EQ(count("attn_q") + count("attn_qkv") + count("attn_gate"), 0);
 }
 
 // With norm_placement producer, a dense model's decode step keeps no norm dispatch: the first
@@ -430,7 +447,7 @@ TEST(Placement, MoeLayerRunsTheExpertsGateAndUpBesideTheSharedDown) {
   const auto label = [&](size_t k) { return std::string_view(ops[k].label); };  // a pointer, compared by text
   int shared_downs = 0, beside = 0, ffn_barriers = 0;
   for (size_t i = 1; i < ops.size(); ++i) {
-    if (label(i) == "moe_router") {
+    if (label(i) == "moe_router_shared_gate") {
       // The FFN from its router to the experts' down, which ends the layer.
       size_t end = i;
       while (end + 1 < ops.size() && ops[end].phase != Phase::MoeDown) ++end;
