@@ -44,6 +44,14 @@
 namespace pb::bench {
 namespace {
 
+// "/SHAPE/num_cols:N", appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on a
+// string literal plus a temporary string.
+std::string shape_tail(const ProjectionShape& shape, uint32_t ncols) {
+  std::string tail(1, '/');
+  tail.append(shape.name()).append("/num_cols:").append(std::to_string(ncols));
+  return tail;
+}
+
 constexpr WeightFormat kFormats[] = {WeightFormat::Q8_0, WeightFormat::Q4_K, WeightFormat::Q6_K};
 
 // Candidate workgroup shapes: (threads, rows per workgroup, unroll).
@@ -171,7 +179,7 @@ void register_dmmv_intdot_benchmarks(GpuBenchmarks& benchmarks) {
       }
       for (const uint32_t ncols : {8u, 16u}) {
         if (!dmmv_int8mat_supported(env.info(), format, {}, ncols)) break;
-        const std::string tail = "/" + shape.name() + "/num_cols:" + std::to_string(ncols);
+        const std::string tail = shape_tail(shape, ncols);
         DmmvIntdotTuning forced;
         forced.int8_matrix.from_cols = 8;
         benchmarks.add("dmmv_intdot/" + fmt + "/int8mat" + tail,
@@ -187,16 +195,16 @@ void register_dmmv_intdot_benchmarks(GpuBenchmarks& benchmarks) {
             }
             DmmvIntdotTuning t;
             t.int8_matrix = m;
-            benchmarks.add("dmmv_int8mat_tuning/" + fmt + tail + "/subgroups:" + std::to_string(m.subgroups) +
-                               "/rows:" + std::to_string(m.rows) + "/step:" + std::to_string(m.step) +
-                               (wide ? "/splits:" + std::to_string(splits) : ""),
-                           [=](BenchEnv& e) { return intdot_case(e, format, shape, ncols, false, t); });
+            std::string name = "dmmv_int8mat_tuning/" + fmt + tail + "/subgroups:" + std::to_string(m.subgroups) +
+                               "/rows:" + std::to_string(m.rows) + "/step:" + std::to_string(m.step);
+            if (wide) name.append("/splits:").append(std::to_string(splits));  // appended: see shape_tail
+            benchmarks.add(name, [=](BenchEnv& e) { return intdot_case(e, format, shape, ncols, false, t); });
           }
         }
       }
       const bool matrix = dmmv_coopmat_supported(env.info(), format);
       for (const uint32_t ncols : kIntdotNumCols) {
-        const std::string tail = "/" + shape.name() + "/num_cols:" + std::to_string(ncols);
+        const std::string tail = shape_tail(shape, ncols);
         benchmarks.add("dmmv_intdot/" + fmt + "/dot" + tail,
                        [=](BenchEnv& e) { return intdot_case(e, format, shape, ncols, false); });
         if (!matrix) continue;

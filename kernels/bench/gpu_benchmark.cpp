@@ -27,7 +27,10 @@ void add_statistics_counters(benchmark::State& state, const std::vector<const Co
     if (!seen.insert(pipelines[i]).second) continue;
     const std::string label = *ops[i].label ? ops[i].label : pipelines[i]->kernel->name;
     const int n = ++per_label[label];
-    const std::string prefix = label + (n > 1 ? "#" + std::to_string(n) : "") + ".";
+    // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on "#" + to_string.
+    std::string prefix = label;
+    if (n > 1) prefix.append(1, '#').append(std::to_string(n));
+    prefix += '.';
     for (const PipelineStatistic& s : pipelines[i]->statistics) {
       state.counters[prefix + statistic_key(s.name)] = benchmark::Counter(s.value);
     }
