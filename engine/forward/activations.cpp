@@ -203,8 +203,8 @@ Activations::Activations(Device& device, const ModelConfig& c, const ActivationS
     const uint32_t assignments = cols * c.moe.top_k;
     // The router's logits, then a shared expert's gate logit: where their weights stack, one
     // projection writes both (emit_ffn_block).
-    router_columns = columns(device, router_width(c), cols, "router logits");
-    const std::vector<Columns2D> parts = stack_in(router_columns, {w.experts, 1});
+    const std::vector<Columns2D> parts =
+        stack_in(columns(device, router_width(c), cols, "router logits"), {w.experts, 1});
     router = parts[0];
     if (c.moe.has_shared_expert()) shared_gate = parts[1];
     routing = Buffer(device, moe_routing_bytes(c.moe, cols, s.binding_alignment), MemoryUse::Device, "routing");

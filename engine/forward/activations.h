@@ -90,7 +90,6 @@ class Activations {
   std::vector<Buffer> k_cache, v_cache;  // per attention layer [n_kv_heads][max_ctx][head_dim] f16
 
   // Mixture of experts (MoE models)
-  Columns2D router_columns;            // router and shared_gate side by side
   Columns2D router;                    // [max_cols][n_experts] router logits
   Buffer routing;                      // route_e, route_w, items, assignments, counter
   Columns2D e_gate, e_up, e_act;       // [max_cols * top_k][expert_ffn]

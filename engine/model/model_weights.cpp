@@ -76,13 +76,6 @@ constexpr StackGroup kStackGroups[] = {
     {{TensorRole::MoeRouter, TensorRole::SharedGateInp}, 2, true},
 };
 
-// Bytes from a padded stack member's start to the next member's: its rows rounded up to
-// kStackPartRows.
-uint64_t padded_member_bytes(const TensorSpec& t) {
-  const uint64_t rows = (t.rows + kStackPartRows - 1) / kStackPartRows * kStackPartRows;
-  return rows * row_bytes(t.format, t.cols);
-}
-
 // A storage group: its members' plan indices (the first is the group's first tensor) and each
 // one's offset in bytes from the storage's start.
 struct StorageGroup {
@@ -107,7 +100,8 @@ StorageGroup storage_group(const std::vector<TensorSpec>& plan,
       if (it == index.end() || placed[it->second]) break;
       const TensorSpec& next = plan[it->second];
       const TensorSpec& last = plan[g.members.back()];
-      const uint64_t at = group.padded ? g.offsets.back() + padded_member_bytes(last) : g.bytes;
+      const uint64_t at =
+          group.padded ? g.offsets.back() + stack_part_rows(last.rows) * row_bytes(last.format, last.cols) : g.bytes;
       if (next.format != first.format || next.cols != first.cols || next.experts != first.experts ||
           (first.experts != 1 && group.padded) || at % info.min_storage_buffer_offset_alignment != 0 ||
           at / row_bytes(first.format, first.cols) % device_rows_multiple(first.format) != 0 ||
@@ -212,9 +206,8 @@ std::optional<DeviceTensor> ModelWeights::stacked(std::span<const TensorRole> ro
     // t follows on, or in a padded stack on the next multiple of kStackPartRows rows (the rows
     // between are zeros, and the stack's rows run on to t's end).
     const uint64_t row = row_bytes(s.format, s.cols);
-    const uint64_t padded_rows = (s.rows + kStackPartRows - 1) / kStackPartRows * kStackPartRows;
     if (t.storage != stack->storage || t.spec.format != s.format || t.spec.cols != s.cols || t.spec.experts != 1 ||
-        (t.offset != stack->offset + s.bytes() && t.offset != stack->offset + padded_rows * row)) {
+        (t.offset != stack->offset + s.bytes() && t.offset != stack->offset + stack_part_rows(s.rows) * row)) {
       return std::nullopt;
     }
     s.name += "+" + t.spec.name;

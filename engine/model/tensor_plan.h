@@ -30,6 +30,8 @@ enum class TensorRole {
 // on a multiple of this many rows, as its output starts on as many floats in the activations'
 // stacks (column_stride, engine/forward/activations.h).
 inline constexpr uint64_t kStackPartRows = 64;
+// `rows` rounded up to kStackPartRows: where the member after them starts in a padded stack.
+inline uint64_t stack_part_rows(uint64_t rows) { return (rows + kStackPartRows - 1) / kStackPartRows * kStackPartRows; }
 
 struct TensorSpec {
   std::string name;        // GGUF name, e.g. "blk.3.attn_q.weight"
