@@ -7,6 +7,7 @@
 #include "engine/model/gguf_model.h"
 #include "engine/model/presets.h"
 #include "engine/ops/attention_decode_op.h"
+#include "engine/ops/matmul_split.h"
 #include "harness/device.h"
 #include "harness/errors.h"
 #include "harness/transfer.h"
@@ -43,6 +44,7 @@ ActivationSizes ModelSession::sizes_for(const ModelConfig& model, const std::vec
     s.max_cols = std::max(s.max_cols, std::min(c.forward.max_cols(), c.prompt_tokens));
     s.max_ctx = std::max(s.max_ctx, c.prompt_tokens + c.decode_tokens + 1);
     s.quantized_inputs = s.quantized_inputs || c.forward.dmmv_activations == DmmvActivations::Int8;
+    s.matmul_prefill = s.matmul_prefill || (c.forward.prefill == PrefillStrategy::Matmul && c.forward.allow_coopmat);
   }
   // Scratch for split decode attention, sized for the widest head and the smallest split.
   uint32_t widest_head = model.head_dim;
@@ -67,6 +69,7 @@ ModelSession::ModelSession(Device& device, PipelineSet& pipelines, Transfer& tra
   if (aligned.quantized_inputs) {
     aligned.int8mat_split_bytes = int8mat_split_sums_bytes(plan, device.info(), aligned.max_cols);
   }
+  if (aligned.matmul_prefill) aligned.matmul_split_bytes = matmul_split_scratch_bytes(device.info());
   const uint64_t activation_bytes = Activations::bytes_needed(config_, aligned);
   const std::string weights_name = gguf ? "GGUF (" + run.gguf + ")" : run.weights.name();
   require_device_memory(device, "model '" + config_.name + "' with " + weights_name + " weights",

@@ -132,7 +132,7 @@ uint64_t Activations::bytes_needed(const ModelConfig& c, const ActivationSizes& 
                    columns_bytes(qkv_width(w), cols) + columns_bytes(w.ffn, cols) +
                    columns_bytes(gate_up_width(w), cols) +
                    columns_bytes(w.vocab, cols) + s.attention_scratch_bytes + uint64_t(s.max_ctx + 1) * 24 +
-                   argmax_partials_bytes(c.vocab, s.max_cols) + s.int8mat_split_bytes +
+                   argmax_partials_bytes(c.vocab, s.max_cols) + s.int8mat_split_bytes + s.matmul_split_bytes +
                    quantized_inputs_bytes(w, s, c.moe.top_k) + deferred_norm_storage_bytes(w, s) +
                    quantized_act_bytes(w, s, c.moe.top_k);
   for (uint32_t l = 0; l < c.n_layers; ++l) {
@@ -173,6 +173,9 @@ Activations::Activations(Device& device, const ModelConfig& c, const ActivationS
   argmax_partials = Buffer(device, argmax_partials_bytes(c.vocab, cols), MemoryUse::Device, "argmax partials");
   scratch = Buffer(device, std::max<uint64_t>(s.attention_scratch_bytes, 256), MemoryUse::Device,
                    "attention scratch");
+  if (s.matmul_split_bytes > 0) {
+    matmul_split_sums = Buffer(device, s.matmul_split_bytes, MemoryUse::Device, "matmul split sums");
+  }
   if (s.int8mat_split_bytes > 0) {
     int8mat_split_sums = Buffer(device, s.int8mat_split_bytes, MemoryUse::Device, "int8mat split sums");
   }

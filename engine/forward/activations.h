@@ -28,6 +28,8 @@ struct ActivationSizes {
                                      // routing and quantized-input buffers may start
   bool quantized_inputs = false;     // a buffer for int8 DMMV inputs (dmmv_activations: int8)
   uint64_t int8mat_split_bytes = 0;  // the int8 matrix DMMV's K-split scratch (int8mat_split_sums.h)
+  bool matmul_prefill = false;       // a run prefills through the matmul, cooperative matrix allowed
+  uint64_t matmul_split_bytes = 0;   // the coopmat matmul's K-split scratch (matmul_split.h)
 };
 
 // Activation columns in a [max_cols][stride] float buffer: `width` floats of each, starting
@@ -75,6 +77,8 @@ class Activations {
   Buffer top2;       // uvec4 [max_ctx + 1]: by position, index/max/second index/second max
   Buffer argmax_partials;  // the sliced argmax's top twos per slice of the vocabulary, and its counters
   Buffer scratch;    // attention split partials
+  Buffer matmul_split_sums;   // the coopmat matmul's K-split sums (matmul_split.h); only with
+                              // sizes().matmul_split_bytes
   Buffer int8mat_split_sums;  // the int8 matrix DMMV's K-split sums and arrival counters, zeroed
                               // (dmmv_intdot_op.h); only with sizes().int8mat_split_bytes
   Buffer quantized_x;  // int8 DMMV inputs (engine/ops/quantize_x_op.h) of up to max_cols columns

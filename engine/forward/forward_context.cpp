@@ -65,7 +65,9 @@ void ForwardContext::project(Emitter& e, const char* label, const DeviceTensor& 
                             rows, in, cols.count, x.stride, y.stride, accumulate};
   const bool matmul = chunk.prefill && options.prefill == PrefillStrategy::Matmul && cols.count > 1;
   if (matmul) {
-    e(matmul_ops(p, limits, choose_matmul(device, w.spec.format, options.allow_coopmat)), label);
+    e(matmul_ops(p, limits, choose_matmul(device, w.spec.format, options.allow_coopmat),
+                 TensorView::whole(act.matmul_split_sums)),
+      label);
   } else if (projects_int8(w, chunk, cols)) {
     const QuantizedX input = quantized_input(e, p);
     std::vector<Op> ops = dmmv_intdot_ops(p, input, limits, dmmv_intdot_choice(device, w.spec.format, options.allow_coopmat),

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "engine/ops/matmul_split.h"
 #include "engine/ops/row_slices.h"
 #include "engine/quant/device_layout.h"
 #include "harness/errors.h"
@@ -122,7 +123,7 @@ MatmulChoice choose_matmul(const DeviceInfo& info, WeightFormat format, bool all
 }
 
 std::vector<Op> matmul_ops(const ProjectionProblem& p, const BindingLimits& limits,
-                           const MatmulChoice& choice) {
+                           const MatmulChoice& choice, const TensorView& split_scratch) {
   const uint64_t rb = row_bytes(p.format, p.cols);  // throws on a misfit cols
   require_device_cols(p.format, p.cols, "matmul");
   require(p.rows > 0 && p.cols > 0 && p.ncols > 0, "rows, cols and tokens must be positive");
@@ -157,11 +158,28 @@ std::vector<Op> matmul_ops(const ProjectionProblem& p, const BindingLimits& limi
       op.spec = spec;
       op.bindings = {p.weights.slice(row0 * rb, rows * rb).read(), x.view.read(),
                      p.accumulate ? y.view.read_write() : y.view.write()};
-      op.push = PushConstants::of(MatmulPush{rows, p.cols, count, p.x_stride, p.y_stride, row0,
-                                             x.first_float, y.first_float});
+      const MatmulPush push{rows, p.cols, count, p.x_stride, p.y_stride, row0, x.first_float, y.first_float};
+      op.push = PushConstants::of(push);
       op.groups = {ceil_div(count, bn), ceil_div(rows, bm), 1};  // tokens in x: see matmul_tile_io.glsl
       op.label = "matmul";
+      // Few tiles: K split across workgroups (grid z), where the scratch and the kernel allow;
+      // the reduction's dispatch then writes y.
+      const Kernel* split_kernel = choice.coopmat ? find_kernel(matmul_split_kernel_name(p.format)) : nullptr;
+      const uint32_t tiles = op.groups[0] * op.groups[1];
+      const uint32_t splits = matmul_splits(tiles, ceil_div(p.cols, choice.coop.bk));
+      const uint64_t region = matmul_split_region_bytes(choice.coop, tiles, splits);
+      if (split_kernel == nullptr || splits < 2 || region > split_scratch.bytes) {
+        ops.push_back(op);
+        continue;
+      }
+      const TensorView sums = split_scratch.slice(0, region);
+      op.kernel = split_kernel;
+      op.spec.set(9, static_cast<int32_t>(splits));
+      op.bindings[2] = sums.write();  // the split kernel binds its slots where y was
+      op.groups[2] = splits;
+      op.label = "matmul split";
       ops.push_back(op);
+      ops.push_back(matmul_split_reduce_op(choice.coop, splits, sums, y.view, push, p.accumulate));
     }
   }
   return ops;

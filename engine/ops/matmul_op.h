@@ -57,12 +57,15 @@ MatmulChoice choose_matmul(const DeviceInfo& info, WeightFormat format, bool all
 
 // The ops computing the problem: one per row slice (weights larger than the binding range
 // are split by rows, like the DMMV) and per column piece (only when the activations of all
-// tokens exceed the binding range). Throws UsageError for a tiling that breaks the kernel's
-// divisibility rules, cols that are not a multiple of 8, an x_stride that is not a multiple of
-// 4 or an x that does not start on 16 bytes (the kernels read activations as vec4), strides
-// shorter than cols/rows, or a coopmat choice whose kernel was not compiled in.
+// tokens exceed the binding range). With `split_scratch` (matmul_split_scratch_bytes), a
+// coopmat op of few tiles splits its K across workgroups and a second op adds the splits into
+// y (matmul_split.h); the ops of one call share the scratch, so the hazard ledger orders them. Throws UsageError for a tiling that
+// breaks the kernel's divisibility rules, cols that are not a multiple of 8, an x_stride that
+// is not a multiple of 4 or an x that does not start on 16 bytes (the kernels read activations
+// as vec4), strides shorter than cols/rows, or a coopmat choice whose kernel was not compiled
+// in.
 std::vector<Op> matmul_ops(const ProjectionProblem& problem, const BindingLimits& limits,
-                           const MatmulChoice& choice = {});
+                           const MatmulChoice& choice = {}, const TensorView& split_scratch = {});
 
 // Throws UsageError when `choice` breaks its kernel's divisibility rules for weights in
 // `format` (tiles that are not multiples of their blocks, a K step that splits the weight
@@ -71,7 +74,7 @@ void check_matmul_choice(const MatmulChoice& choice, WeightFormat format);
 
 // The tiles and the workgroup size of `choice` as the matmul bodies' specialization constants
 // (0 to 5, and 7 for the coopmat stages); the caller adds its own (6: accumulate; 8: the
-// experts' input column).
+// experts' input column; 9: the K splits).
 SpecConstants matmul_tile_spec(const MatmulChoice& choice);
 
 // "matmul_q4_k" or "matmul_coopmat_q4_k", ...

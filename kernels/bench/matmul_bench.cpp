@@ -1,13 +1,17 @@
 // The tiled matmul of `prefill: matmul` (kernels/matmul_*.comp) for every benchmarked format and
 // projection shape at the prefill token counts: the scalar kernel everywhere, the
 // cooperative-matrix kernel where the device and the build have it (choose_matmul):
-//   matmul/<fmt>/{scalar,coopmat}/<shape>/tokens:N  each kernel as the engine tiles it
+//   matmul/<fmt>/{scalar,coopmat}/<shape>/tokens:N  each kernel as the engine tiles it: the
+//       coopmat one with K split across workgroups where its tiles are few (matmul_split.h),
+//       as at 32 tokens (prefill's default chunk), then with the reduction's dispatch
+//   matmul/<fmt>/coopmat_unsplit/<shape>/tokens:N  the same without the split, for comparison
 //   matmul_coopmat_tuning/<fmt>/<shape>/tokens:N/bm:M/bn:N/bk:K/wm:A/wn:B/stages:S  the
 //       cooperative-matrix kernel under each candidate tiling that fits the device, to choose
 //       CoopmatTiling's defaults
 #include <optional>
 
 #include "engine/ops/matmul_op.h"
+#include "engine/ops/matmul_split.h"
 #include "kernels/bench/benchmarks.h"
 #include "kernels/bench/projection_case.h"
 
@@ -23,14 +27,22 @@ constexpr CoopmatTiling kCoopmatTilings[] = {
     {128, 128, 64, 64, 32, 1}, {128, 128, 64, 32, 64, 1}, {128, 128, 64, 64, 64, 1}, {128, 64, 64, 64, 32, 1},
     {64, 128, 64, 32, 64, 1},  {128, 128, 16, 64, 64, 2}, {64, 64, 64, 32, 32, 2},   {64, 64, 32, 32, 32, 2}};
 
+// The coopmat kernel's token counts: those below the prefill counts too, where K splits.
+constexpr uint32_t kSplitTokens[] = {32, 128};
+
 BenchCase matmul_case(BenchEnv& env, WeightFormat format, const ProjectionShape& shape, bool coopmat,
-                      uint32_t tokens, std::optional<CoopmatTiling> tiling = std::nullopt) {
+                      uint32_t tokens, std::optional<CoopmatTiling> tiling = std::nullopt, bool split = false) {
   BenchCase c;
   MatmulChoice choice = choose_matmul(env.info(), format, coopmat);
   if (tiling) choice.coop = *tiling;
   const BindingLimits limits = BindingLimits::of(env.info());
+  TensorView split_scratch;  // one for every round: the ledger orders them, as in the engine
+  if (split) {
+    const uint64_t bytes = matmul_split_scratch_bytes(env.info());
+    split_scratch = TensorView::whole(keep(c, Buffer(env.device(), bytes, MemoryUse::Device, "matmul split sums")));
+  }
   add_projection_rounds(c, env, format, shape, tokens, 2, "matmul",
-                        [&](const ProjectionProblem& p) { return matmul_ops(p, limits, choice); });
+                        [&](const ProjectionProblem& p) { return matmul_ops(p, limits, choice, split_scratch); });
   return c;
 }
 
@@ -43,12 +55,22 @@ void register_matmul_benchmarks(GpuBenchmarks& benchmarks) {
     if (choose_matmul(env.info(), format, true).coopmat) variants.push_back(true);
     for (const ProjectionShape& shape : env.shapes().projections) {
       for (const bool coopmat : variants) {
-        for (const uint32_t tokens : env.shapes().matmul_tokens) {
+        std::vector<uint32_t> token_counts = env.shapes().matmul_tokens;
+        if (coopmat) token_counts.insert(token_counts.begin(), kSplitTokens[0]);
+        for (const uint32_t tokens : token_counts) {
           const std::string name = "matmul/" + std::string(format_name(format)) + "/" +
                                    (coopmat ? "coopmat" : "scalar") + "/" + shape.name() +
                                    "/tokens:" + std::to_string(tokens);
-          benchmarks.add(name, [=](BenchEnv& e) { return matmul_case(e, format, shape, coopmat, tokens); });
+          benchmarks.add(name, [=](BenchEnv& e) {
+            return matmul_case(e, format, shape, coopmat, tokens, std::nullopt, coopmat);
+          });
         }
+      }
+      if (variants.size() < 2) continue;
+      for (const uint32_t tokens : kSplitTokens) {
+        const std::string name = "matmul/" + std::string(format_name(format)) + "/coopmat_unsplit/" +
+                                 shape.name() + "/tokens:" + std::to_string(tokens);
+        benchmarks.add(name, [=](BenchEnv& e) { return matmul_case(e, format, shape, true, tokens); });
       }
       if (variants.size() < 2) continue;
       for (const CoopmatTiling& t : kCoopmatTilings) {

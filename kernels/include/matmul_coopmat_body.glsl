@@ -37,6 +37,15 @@
 // staging per subgroup block (CoopmatTiling::shared_bytes). Results of whole 16 x 16 tiles go
 // straight from the accumulators to y; the staging serves the tiles at the edges of the
 // problem, whose elements are guarded one by one.
+//
+// K split (MATMUL_SPLIT_K, the _split kernels): with few tokens (prefill in chunks of 32) a
+// matrix has few tiles, and each workgroup's chain of K steps is the dispatch's time (2048 x
+// 4096 at 32 tokens: 16 workgroups, 64 steps, 134 us on an H200). There workgroup z of SPLITS
+// (the grid's z) takes the z-th share of the steps and stores its BM x BN sums to slot z of its
+// tile in binding 2 (y's in the unsplit kernel); matmul_split_reduce.comp, the next dispatch,
+// adds the slots in split order and writes y. (Adding them in this dispatch, by the tile's last
+// workgroup to arrive as dmmv_int8mat_body.glsl does, gave wrong sums on NVIDIA's driver 580:
+// docs/GPU_FIGURES.md.)
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
@@ -52,6 +61,12 @@ layout(constant_id = 4) const uint WN = 32;      // tokens per subgroup block: 3
 layout(local_size_x_id = 5) in;                  // BLOCKS * subgroup size threads (spec id 5)
 layout(constant_id = 6) const int ACCUMULATE = 0;  // 1: y += W x (fused residual add)
 layout(constant_id = 7) const uint STAGES = 2;   // shared tiles per operand: 1 or 2
+#ifdef MATMUL_SPLIT_K
+layout(constant_id = 9) const uint SPLITS = 2;  // = gl_NumWorkGroups.z: workgroups splitting K
+// Per tile (tile_index()) and split, one slot of BM x BN sums, [token][row], bound where the
+// unsplit kernel binds y (which the split kernel does not write).
+layout(binding = 2) buffer SplitSums { float split_sums[]; };
+#endif
 
 #include "matmul_tile_io.glsl"
 
@@ -128,6 +143,21 @@ void store_result(ACC result, uint block, uint row, uint token) {
   subgroupBarrier();
 }
 
+#ifdef MATMUL_SPLIT_K
+uint tile_index() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
+
+// Stores one 16 x 16 result at (row, token) within the tile into this workgroup's slot (whole
+// matrices: the slot holds all BM x BN, the edges included, and the reduction reads what it needs).
+void store_partial(ACC result, uint row, uint token) {
+  const uint slot = (tile_index() * SPLITS + gl_WorkGroupID.z) * BM * BN;
+  coopMatStore(result, split_sums, slot + token * BM + row, BM, gl_CooperativeMatrixLayoutColumnMajor);
+}
+#define STORE_PARTIAL(i, j) store_partial(c##i##j, bm + 16 * i, bn + 16 * j)
+#define K_AT(s) ((step0 + (s)) * BK)
+#else
+#define K_AT(s) ((s) * BK)
+#endif
+
 // Matrix i of the block's rows (a) and j of its tokens (b) at depth kk of tile buffer `buf`.
 #define LOAD_A(i) coopMatLoad(a##i, w_tile, buf * W_TILE4 + (bm + 16 * i) * STRIDE4 + kk / 4, STRIDE4, gl_CooperativeMatrixLayoutRowMajor)
 #define LOAD_B(j) coopMatLoad(b##j, x_tile, buf * X_TILE4 + (bn + 16 * j) * STRIDE4 + kk / 4, STRIDE4, gl_CooperativeMatrixLayoutColumnMajor)
@@ -153,7 +183,14 @@ void main() {
 #ifdef MOE_MATMUL
   if (!moe_item_begin(col0)) return;  // uniform: the whole workgroup leaves before any barrier
 #endif
+#ifdef MATMUL_SPLIT_K
+  // Split z's steps; the op builder takes SPLITS so that none is empty.
+  const uint all_steps = (pc.cols + BK - 1) / BK, share = (all_steps + SPLITS - 1) / SPLITS;
+  const uint step0 = gl_WorkGroupID.z * share;
+  const uint steps = min(share, all_steps - step0);
+#else
   const uint steps = (pc.cols + BK - 1) / BK;
+#endif
   // One pass when the workgroup has BLOCKS subgroups (see above); gl_NumSubgroups is uniform,
   // so every invocation takes the barriers below equally often.
   for (uint first = 0; first < BLOCKS; first += gl_NumSubgroups) {
@@ -169,18 +206,18 @@ void main() {
     // Step s + 1's loads are issued before step s's products and stored after them. One
     // stage: a barrier before the store, as the products read the only tile. Two: step s + 1
     // goes into the other tile, so one barrier per step.
-    fetch_tiles(row0, col0, 0);
+    fetch_tiles(row0, col0, K_AT(0));
     if (STAGES == 2) {
-      store_tiles(0, 0);
+      store_tiles(0, K_AT(0));
       barrier();
     }
     for (uint s = 0; s < steps; ++s) {
       const bool more = s + 1 < steps;  // uniform: the barriers below are taken by all
       if (STAGES == 1) {
-        store_tiles(0, s * BK);
+        store_tiles(0, K_AT(s));
         barrier();
       }
-      if (more) fetch_tiles(row0, col0, (s + 1) * BK);  // issued before the products
+      if (more) fetch_tiles(row0, col0, K_AT(s + 1));  // issued before the products
       const uint buf = s % STAGES;
       if (owns_block) {
         [[unroll]] for (uint kk = 0; kk < BK; kk += 16) {
@@ -201,10 +238,14 @@ void main() {
           FOR_BLOCK_TILES(MMA)
         }
       }
-      if (STAGES == 2 && more) store_tiles((s + 1) % 2, (s + 1) * BK);
+      if (STAGES == 2 && more) store_tiles((s + 1) % 2, K_AT(s + 1));
       barrier();
     }
     if (!owns_block) continue;
+#ifdef MATMUL_SPLIT_K
+    FOR_BLOCK_TILES(STORE_PARTIAL)
+#else
     FOR_BLOCK_TILES(STORE)
+#endif
   }
 }

@@ -91,6 +91,12 @@ const Coverage kCoverage[] = {
     {"matmul_coopmat_q8_0", "matmul/q8_0/coopmat/", true},
     {"matmul_coopmat_q4_k", "matmul/q4_k/coopmat/", true},
     {"matmul_coopmat_q6_k", "matmul/q6_k/coopmat/", true},
+    // K split across workgroups where the tiles are few, as at 32 tokens, then the reduction
+    {"matmul_coopmat_f16_split", "matmul/f16/coopmat/", true},
+    {"matmul_coopmat_q8_0_split", "matmul/q8_0/coopmat/", true},
+    {"matmul_coopmat_q4_k_split", "matmul/q4_k/coopmat/", true},
+    {"matmul_coopmat_q6_k_split", "matmul/q6_k/coopmat/", true},
+    {"matmul_split_reduce", "matmul/q4_k/coopmat/", true},
     {"moe_topk", "moe_topk/"},
     {"moe_group", "moe_group/"},
     {"moe_topk_group", "moe_topk_group/"},
@@ -139,7 +145,7 @@ const std::set<std::string> kNotBenchmarked = {
     "test_accumulate", "test_affine",  // the harness's own tests
     // F32 weights: the benchmarked formats are those models ship in (F16, Q8_0, Q4_K, Q6_K);
     // F32 runs the same kernels' float path at twice F16's bytes.
-    "dmmv_f32", "matmul_f32", "matmul_coopmat_f32", "moe_dmmv_f32",
+    "dmmv_f32", "matmul_f32", "matmul_coopmat_f32", "matmul_coopmat_f32_split", "moe_dmmv_f32",
 };
 
 std::vector<std::string> benchmark_names() {

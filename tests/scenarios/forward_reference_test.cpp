@@ -131,6 +131,10 @@ std::vector<ForwardCase> cases() {
   // A whole prompt in one chunk, so an expert serves several tokens: through the experts'
   // matmul where the device has cooperative matrices, through the expert DMMV elsewhere.
   list.push_back({"tiny-moe", PrefillStrategy::Matmul, BarrierPolicy::Ledger, 32});
+  // ffn_down's 8448 inputs through the matmul in chunks of 4: on the matrix units its K splits
+  // across workgroups (matmul_split.h), the scalar matmul elsewhere.
+  list.push_back({"tiny-wide", PrefillStrategy::Matmul, BarrierPolicy::Ledger, 4, DmmvActivations::Float,
+                  Placement::Dispatch, Placement::Dispatch, WeightChoice{WeightFormat::Q4_K}});
   // One format for every matrix, so that the gated attention's q, k, v and output gate stack
   // too (in the mixture v is Q6_K): the stacks of rows padded to 64, in prefill and decode.
   for (auto prefill : strategies) {

@@ -1,0 +1,51 @@
+// The K split of the cooperative-matrix matmul on few tiles (kernels/coopmat/
+// matmul_coopmat_<format>_split.comp, MATMUL_SPLIT_K in matmul_coopmat_body.glsl). With few
+// tokens a chunk (prefill's default of 32), a matrix has one tile per 128 rows, and each
+// workgroup's chain of K steps is the dispatch's time: there the workgroups of a tile split its
+// steps and store their sums to a scratch region, and matmul_split_reduce.comp, the dispatch
+// after, adds them in split order into y.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/ops/matmul_tiling.h"
+#include "engine/ops/tensor_view.h"
+#include "harness/op.h"
+#include "engine/quant/weight_format.h"
+#include "harness/device_info.h"
+
+namespace pb {
+
+inline constexpr uint32_t kMatmulSplitBelowTiles = 64;  // ops of fewer tiles split their K
+inline constexpr uint32_t kMatmulSplitGrid = 128;       // the workgroups (tiles x splits) aimed for
+inline constexpr uint32_t kMatmulMaxSplits = 8;         // the most: the reduction reads them all
+inline constexpr uint32_t kMatmulMinSplitSteps = 4;     // K steps per split, at least
+
+// The splits for an op of `tiles` tiles and `steps` K steps: the largest power of two up to
+// kMatmulMaxSplits that keeps tiles x splits within kMatmulSplitGrid, every split at least
+// kMatmulMinSplitSteps steps and none empty (the kernel gives split z steps z * ceil(steps /
+// splits) onwards); 1 where the op has kMatmulSplitBelowTiles tiles or more.
+uint32_t matmul_splits(uint32_t tiles, uint32_t steps);
+
+// Bytes of one op's scratch region: a slot of bm x bn floats per tile and split.
+uint64_t matmul_split_region_bytes(const CoopmatTiling& t, uint32_t tiles, uint32_t splits);
+
+// The scratch a model's activations hold for every split op: the largest region matmul_splits
+// allows under the tilings choose_matmul takes on `info`; 0 where the device takes the scalar
+// matmul or the split kernels were not compiled in. The ops share it one at a time (the hazard
+// ledger orders them), and it needs no zeroing: the reduction reads only slots just written.
+uint64_t matmul_split_scratch_bytes(const DeviceInfo& info);
+
+struct MatmulPush;
+
+// The second dispatch of a split op (kernels/matmul_split_reduce.comp): y (+)= the sum of the
+// `splits` slots per element in `sums`, the split kernel's region under tiling `t`, for the
+// rows and tokens of `push` (the split op's own push constants, y_offset and row_base
+// included).
+Op matmul_split_reduce_op(const CoopmatTiling& t, uint32_t splits, const TensorView& sums, const TensorView& y,
+                          const MatmulPush& push, bool accumulate);
+
+// "matmul_coopmat_q4_k_split", ...
+const char* matmul_split_kernel_name(WeightFormat format);
+
+}  // namespace pb

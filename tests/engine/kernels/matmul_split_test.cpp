@@ -1,0 +1,178 @@
+// The coopmat matmul with K split across workgroups (matmul_split.h, MATMUL_SPLIT_K): the rule
+// that picks the splits; the reduction's dispatch on any device (exact: it adds in split order,
+// as the CPU does here); and the split kernels with their reduction against the CPU reference
+// where the device has cooperative matrices (not on lavapipe, where the engine must then hold no
+// scratch for them). Tolerance as the unsplit coopmat kernel's (matmul_test.cpp): 1e-3 m + 1e-6,
+// m = sum_k |w_k x_k|; the split only changes the order of float32 additions.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "engine/ops/matmul_op.h"
+#include "engine/ops/matmul_split.h"
+#include "engine/quant/quantize.h"
+#include "engine/reference/matmul_ref.h"
+#include "kernels/registry.h"
+#include "harness/transfer.h"
+#include "tests/support/gpu_test.h"
+
+namespace pb::test {
+namespace {
+
+// Every split the rule gives keeps the grid within kMatmulSplitGrid workgroups, each split at
+// least kMatmulMinSplitSteps steps and the last one non-empty; and it is the largest such power
+// of two.
+TEST(MatmulSplits, KeepEverySplitNonEmptyAndTheGridBounded) {
+  const auto valid = [](uint32_t tiles, uint32_t steps, uint32_t s) {
+    const uint32_t share = (steps + s - 1) / s;
+    return tiles * s <= kMatmulSplitGrid && steps >= s * kMatmulMinSplitSteps && (s - 1) * share < steps;
+  };
+  int split_cases = 0;
+  for (uint32_t tiles = 1; tiles <= kMatmulSplitBelowTiles + 8; ++tiles) {
+    for (uint32_t steps = 1; steps <= 300; ++steps) {
+      const uint32_t s = matmul_splits(tiles, steps);
+      ASSERT_TRUE(s == 1 || s == 2 || s == 4 || s == 8) << tiles << " tiles, " << steps << " steps";
+      if (tiles >= kMatmulSplitBelowTiles) {
+        ASSERT_EQ(s, 1u) << tiles << " tiles";
+        continue;
+      }
+      if (s > 1) {
+        ASSERT_TRUE(valid(tiles, steps, s)) << tiles << " tiles, " << steps << " steps, " << s << " splits";
+        ++split_cases;
+      }
+      for (uint32_t more = s * 2; more <= kMatmulMaxSplits; more *= 2) {
+        ASSERT_FALSE(valid(tiles, steps, more)) << tiles << " tiles, " << steps << " steps: " << more << " would do";
+      }
+    }
+  }
+  EXPECT_GT(split_cases, 1000);
+  EXPECT_EQ(matmul_splits(16, 64), 8u);  // ssm_out 2048 x 4096 at 32 tokens: 16 tiles of 128 rows
+  EXPECT_EQ(matmul_splits(16, 33), 4u);  // 8 would leave the last split empty (7 x 5 >= 33)
+}
+
+// The reduction alone, on slots of known values: 3 row tiles by 2 token tiles of a 64 x 32
+// tiling, 4 splits, partial tiles at both edges, y at an offset, with and without the add.
+class MatmulSplitReduce : public GpuTest {};
+
+TEST_F(MatmulSplitReduce, AddsTheSlotsInSplitOrder) {
+  const CoopmatTiling tiling{64, 32, 32, 32, 32, 2};
+  const uint32_t splits = 4, rows = 150, tokens = 40, y_stride = 157, row_base = 5, y_offset = 8;
+  const uint32_t tiles = 3 * 2;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> slots(size_t(tiles) * splits * tiling.bm * tiling.bn);
+  for (auto& v : slots) v = uniform(rng);
+  std::vector<float> y0(y_offset + size_t(tokens) * y_stride);
+  for (auto& v : y0) v = uniform(rng);
+  Buffer sums = upload_floats(slots, "slots");
+  for (const bool accumulate : {false, true}) {
+    Buffer yb = upload_floats(y0, "y");
+    const MatmulPush push{rows, 256, tokens, 256, y_stride, row_base, 0, y_offset};
+    const Op op = matmul_split_reduce_op(tiling, splits, TensorView::whole(sums), TensorView::whole(yb), push,
+                                         accumulate);
+    run_ops(std::span(&op, 1), BarrierPolicy::Ledger);
+    const std::vector<float> got = download_floats(yb, y0.size());
+    std::vector<float> expected = y0;
+    for (uint32_t c = 0; c < tokens; ++c) {
+      for (uint32_t r = 0; r < rows; ++r) {
+        const uint32_t tile = (r / tiling.bm) * 2 + c / tiling.bn;
+        const size_t at = size_t(tile) * splits * tiling.bm * tiling.bn + (c % tiling.bn) * tiling.bm + r % tiling.bm;
+        float sum = 0.0f;
+        for (uint32_t z = 0; z < splits; ++z) sum += slots[at + size_t(z) * tiling.bm * tiling.bn];
+        float& out = expected[y_offset + size_t(c) * y_stride + row_base + r];
+        out = accumulate ? out + sum : sum;
+      }
+    }
+    for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], expected[i]) << "float " << i << (accumulate ? " (+=)" : "");
+  }
+}
+
+struct SplitCase {
+  WeightFormat format;
+  uint32_t rows, cols, tokens;
+  bool accumulate;
+};
+
+void PrintTo(const SplitCase& c, std::ostream* os) {
+  *os << format_name(c.format) << " " << c.rows << "x" << c.cols << " tokens=" << c.tokens
+      << (c.accumulate ? " accumulate" : "");
+}
+
+class MatmulSplitTest : public GpuTest, public ::testing::WithParamInterface<SplitCase> {};
+
+// Runs the split op and its reduction twice on one scratch: both runs match the reference and
+// agree bit for bit (the reduction adds the splits in a fixed order), and no y element outside
+// the problem is written.
+TEST_P(MatmulSplitTest, MatchesTheReferenceAndRepeatsExactly) {
+  const SplitCase& p = GetParam();
+  const MatmulChoice choice = choose_matmul(device().info(), p.format);
+  const uint64_t scratch_bytes = matmul_split_scratch_bytes(device().info());
+  if (!choice.coopmat) {
+    EXPECT_EQ(scratch_bytes, 0u) << "a device on the scalar matmul holds no split scratch";
+    return;
+  }
+  ASSERT_GT(scratch_bytes, 0u);
+  std::mt19937 rng(7 + p.rows + p.tokens);
+  std::normal_distribution<float> normal(0.0f, 0.05f);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  const uint64_t rb = row_bytes(p.format, p.cols);
+  std::vector<uint8_t> weights(rb * p.rows);
+  std::vector<float> dequantized(size_t(p.rows) * p.cols), row(p.cols);
+  for (uint32_t r = 0; r < p.rows; ++r) {
+    for (auto& v : row) v = normal(rng);
+    const auto bytes = std::span(weights).subspan(r * rb, rb);
+    quantize_row(p.format, row, bytes);
+    dequantize_row(p.format, bytes, std::span(dequantized).subspan(size_t(r) * p.cols, p.cols));
+  }
+  const uint32_t x_stride = p.cols + 4, y_stride = p.rows + 3;
+  std::vector<float> x(size_t(x_stride) * p.tokens), y0(size_t(y_stride) * p.tokens);
+  for (auto& v : x) v = uniform(rng);
+  for (auto& v : y0) v = uniform(rng);
+
+  Buffer wb = upload_weights(p.format, p.cols, weights, "w");
+  Buffer xb = upload_floats(x, "x");
+  Buffer scratch(device(), scratch_bytes, MemoryUse::Device, "split scratch");
+  std::vector<float> runs[2];
+  for (auto& got : runs) {
+    Buffer yb = upload_floats(y0, "y");
+    const ProjectionProblem problem{p.format, TensorView::whole(wb), TensorView::whole(xb), TensorView::whole(yb),
+                                    p.rows, p.cols, p.tokens, x_stride, y_stride, p.accumulate};
+    const std::vector<Op> ops = matmul_ops(problem, BindingLimits::of(device().info()), choice,
+                                           TensorView::whole(scratch));
+    ASSERT_EQ(ops.size(), 2u);
+    EXPECT_EQ(ops[0].kernel->name, std::string(matmul_split_kernel_name(p.format)));
+    EXPECT_GT(ops[0].groups[2], 1u);
+    EXPECT_EQ(ops[1].kernel->name, std::string("matmul_split_reduce"));
+    run_ops(ops, BarrierPolicy::Ledger);
+    got = download_floats(yb, y0.size());
+  }
+  std::vector<float> expected = y0;
+  ref::matmul(p.format, weights, p.rows, p.cols, x, p.tokens, x_stride, expected, y_stride, p.accumulate);
+  for (uint32_t c = 0; c < p.tokens; ++c) {
+    for (uint32_t r = 0; r < y_stride; ++r) {
+      const size_t at = size_t(c) * y_stride + r;
+      ASSERT_EQ(runs[1][at], runs[0][at]) << "token " << c << " row " << r;
+      if (r >= p.rows) {
+        ASSERT_EQ(runs[0][at], y0[at]) << "padding written at token " << c << " row " << r;
+        continue;
+      }
+      double m = 0;
+      for (uint32_t k = 0; k < p.cols; ++k) m += std::fabs(double(dequantized[size_t(r) * p.cols + k]) * x[size_t(c) * x_stride + k]);
+      ASSERT_NEAR(runs[0][at], expected[at], 1e-3 * m + 1e-6) << "token " << c << " row " << r;
+    }
+  }
+}
+
+// Few tiles and enough K steps to split: 8 splits (Q4_K 2048 inputs, 32 steps of 64), 4 with an
+// uneven share (Q4_K 1280: 20 steps), partial row and token tiles, the accumulate, each format.
+INSTANTIATE_TEST_SUITE_P(Formats, MatmulSplitTest,
+                         ::testing::Values(SplitCase{WeightFormat::Q4_K, 300, 2048, 32, false},
+                                           SplitCase{WeightFormat::Q4_K, 130, 1280, 20, true},
+                                           SplitCase{WeightFormat::Q8_0, 96, 4096, 33, false},
+                                           SplitCase{WeightFormat::Q6_K, 75, 2048, 16, true},
+                                           SplitCase{WeightFormat::F16, 200, 1024, 7, false},
+                                           SplitCase{WeightFormat::F32, 64, 1024, 1, true}));
+
+}  // namespace
+}  // namespace pb::test
