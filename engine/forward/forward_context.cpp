@@ -65,7 +65,7 @@ void ForwardContext::project(Emitter& e, const char* label, const DeviceTensor& 
                             rows, in, cols.count, x.stride, y.stride, accumulate};
   const bool matmul = chunk.prefill && options.prefill == PrefillStrategy::Matmul && cols.count > 1;
   if (matmul) {
-    e(matmul_ops(p, limits, choose_matmul(device, w.spec.format, options.allow_coopmat),
+    e(matmul_ops(p, limits, choose_matmul(device, w.spec.format, options.allow_coopmat, cols.count),
                  TensorView::whole(act.matmul_split_sums)),
       label);
   } else if (projects_int8(w, chunk, cols)) {

@@ -105,10 +105,14 @@ bool coopmat_tiling_fits(const DeviceInfo& info, const CoopmatTiling& t) {
          t.threads(coopmat_subgroup_size(info)) <= info.max_workgroup_invocations;
 }
 
-MatmulChoice choose_matmul(const DeviceInfo& info, WeightFormat format, bool allow_coopmat) {
+MatmulChoice choose_matmul(const DeviceInfo& info, WeightFormat format, bool allow_coopmat, uint32_t tokens) {
   MatmulChoice choice;
   choice.subgroup_size = coopmat_subgroup_size(info);
-  if (format == WeightFormat::F16 || format == WeightFormat::F32) choice.coop = kCoopmatTilingFloat;
+  const bool floats = format == WeightFormat::F16 || format == WeightFormat::F32;
+  if (floats) choice.coop = kCoopmatTilingFloat;
+  if (!floats && tokens > 0 && tokens <= kCoopmatNarrowTokens && coopmat_tiling_fits(info, kCoopmatTilingNarrow)) {
+    choice.coop = kCoopmatTilingNarrow;
+  }
   if (!coopmat_tiling_fits(info, choice.coop)) choice.coop = kCoopmatTilingSmall;
   choice.coopmat = allow_coopmat && has_coopmat_f16_16x16x16(info) && info.subgroup_size >= 32 &&
                    info.subgroup_size <= 64 && find_kernel(matmul_kernel_name(format, true)) &&

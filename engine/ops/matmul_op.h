@@ -52,8 +52,11 @@ bool coopmat_tiling_fits(const DeviceInfo& info, const CoopmatTiling& t);
 
 // The matmul for `format` on this device: cooperative matrix when `allow_coopmat`, the
 // device has the shape above, 32- or 64-wide subgroups, and the coopmat kernel was compiled
-// in (glslang >= 14); the scalar kernel otherwise. Default tiles either way.
-MatmulChoice choose_matmul(const DeviceInfo& info, WeightFormat format, bool allow_coopmat = true);
+// in (glslang >= 14); the scalar kernel otherwise. Default tiles either way, except that an op
+// of `tokens` up to kCoopmatNarrowTokens (0: not known) with quantized weights takes
+// kCoopmatTilingNarrow where it fits.
+MatmulChoice choose_matmul(const DeviceInfo& info, WeightFormat format, bool allow_coopmat = true,
+                           uint32_t tokens = 0);
 
 // The ops computing the problem: one per row slice (weights larger than the binding range
 // are split by rows, like the DMMV) and per column piece (only when the activations of all

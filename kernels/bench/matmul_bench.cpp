@@ -6,8 +6,9 @@
 //       as at 32 tokens (prefill's default chunk), then with the reduction's dispatch
 //   matmul/<fmt>/coopmat_unsplit/<shape>/tokens:N  the same without the split, for comparison
 //   matmul_coopmat_tuning/<fmt>/<shape>/tokens:N/bm:M/bn:N/bk:K/wm:A/wn:B/stages:S  the
-//       cooperative-matrix kernel under each candidate tiling that fits the device, to choose
-//       CoopmatTiling's defaults
+//       cooperative-matrix kernel under each candidate tiling that fits the device (split as the
+//       engine splits, where its scratch holds the tiling's slots), to choose CoopmatTiling's
+//       defaults
 #include <optional>
 
 #include "engine/ops/matmul_op.h"
@@ -25,7 +26,10 @@ constexpr WeightFormat kFormats[] = {WeightFormat::F16, WeightFormat::Q8_0, Weig
 constexpr CoopmatTiling kCoopmatTilings[] = {
     {128, 128, 32, 32, 32, 1}, {128, 128, 32, 64, 32, 2}, {128, 128, 32, 32, 64, 2}, {128, 128, 32, 64, 64, 2},
     {128, 128, 64, 64, 32, 1}, {128, 128, 64, 32, 64, 1}, {128, 128, 64, 64, 64, 1}, {128, 64, 64, 64, 32, 1},
-    {64, 128, 64, 32, 64, 1},  {128, 128, 16, 64, 64, 2}, {64, 64, 64, 32, 32, 2},   {64, 64, 32, 32, 32, 2}};
+    {64, 128, 64, 32, 64, 1},  {128, 128, 16, 64, 64, 2}, {64, 64, 64, 32, 32, 2},   {64, 64, 32, 32, 32, 2},
+    // One 32-token block wide, for chunks of 32 tokens, where the wider tiles compute padding.
+    {128, 32, 64, 32, 32, 1},  {128, 32, 64, 64, 32, 1},  {128, 32, 64, 32, 32, 2},   {128, 32, 64, 64, 32, 2},
+    {64, 32, 64, 32, 32, 2},   {256, 32, 64, 64, 32, 1},  {128, 32, 32, 32, 32, 2}};
 
 // The coopmat kernel's token counts: those below the prefill counts too, where K splits.
 constexpr uint32_t kSplitTokens[] = {32, 128};
@@ -33,7 +37,7 @@ constexpr uint32_t kSplitTokens[] = {32, 128};
 BenchCase matmul_case(BenchEnv& env, WeightFormat format, const ProjectionShape& shape, bool coopmat,
                       uint32_t tokens, std::optional<CoopmatTiling> tiling = std::nullopt, bool split = false) {
   BenchCase c;
-  MatmulChoice choice = choose_matmul(env.info(), format, coopmat);
+  MatmulChoice choice = choose_matmul(env.info(), format, coopmat, tokens);
   if (tiling) choice.coop = *tiling;
   const BindingLimits limits = BindingLimits::of(env.info());
   TensorView split_scratch;  // one for every round: the ledger orders them, as in the engine
@@ -75,13 +79,15 @@ void register_matmul_benchmarks(GpuBenchmarks& benchmarks) {
       if (variants.size() < 2) continue;
       for (const CoopmatTiling& t : kCoopmatTilings) {
         if (!coopmat_tiling_fits(env.info(), t) || t.bk % coopmat_weight_group(format) != 0) continue;
-        for (const uint32_t tokens : env.shapes().matmul_tokens) {
+        std::vector<uint32_t> token_counts = env.shapes().matmul_tokens;
+        token_counts.insert(token_counts.begin(), kSplitTokens[0]);
+        for (const uint32_t tokens : token_counts) {
           const std::string name = "matmul_coopmat_tuning/" + std::string(format_name(format)) + "/" + shape.name() +
                                    "/tokens:" + std::to_string(tokens) + "/bm:" + std::to_string(t.bm) +
                                    "/bn:" + std::to_string(t.bn) + "/bk:" + std::to_string(t.bk) +
                                    "/wm:" + std::to_string(t.wm) + "/wn:" + std::to_string(t.wn) +
                                    "/stages:" + std::to_string(t.stages);
-          benchmarks.add(name, [=](BenchEnv& e) { return matmul_case(e, format, shape, true, tokens, t); });
+          benchmarks.add(name, [=](BenchEnv& e) { return matmul_case(e, format, shape, true, tokens, t, true); });
         }
       }
     }

@@ -143,6 +143,13 @@ TEST(MatmulOps, ChoosesCoopmatOnlyForTheF16Shape) {
   EXPECT_FALSE(choose_matmul(info, WeightFormat::Q4_K, false).coopmat);
   EXPECT_EQ(choose_matmul(info, WeightFormat::F16).coop.bn, kCoopmatTilingFloat.bn);  // per-format tiles
   EXPECT_EQ(choose_matmul(info, WeightFormat::Q4_K).coop.bn, CoopmatTiling{}.bn);
+  // Up to 32 tokens, quantized weights take the narrow tiles where they fit.
+  EXPECT_EQ(choose_matmul(info, WeightFormat::Q4_K, true, 32).coop.bm, kCoopmatTilingNarrow.bm);
+  EXPECT_EQ(choose_matmul(info, WeightFormat::Q6_K, true, 1).coop.bn, kCoopmatTilingNarrow.bn);
+  EXPECT_EQ(choose_matmul(info, WeightFormat::Q4_K, true, 33).coop.bn, CoopmatTiling{}.bn);
+  EXPECT_EQ(choose_matmul(info, WeightFormat::F16, true, 32).coop.bn, kCoopmatTilingFloat.bn);
+  info.max_compute_shared_memory = 44 << 10;  // below the narrow tiles' 45.5 KiB
+  EXPECT_EQ(choose_matmul(info, WeightFormat::Q4_K, true, 32).coop.bn, CoopmatTiling{}.bn);
   info.coopmat_shapes = {{16, 16, 16, "f16", "f16", "f16", "f16", "subgroup"},
                          {16, 8, 16, "f16", "f16", "f32", "f32", "subgroup"}};
   EXPECT_FALSE(choose_matmul(info, WeightFormat::Q4_K).coopmat);
@@ -154,6 +161,7 @@ TEST(MatmulOps, DefaultTilesFitTheirDevicesAndTheirKernelsExist) {
   EXPECT_LE(defaults.scalar.shared_bytes(), 32u << 10);  // lavapipe
   EXPECT_LE(defaults.coop.shared_bytes(), 48u << 10);    // NVIDIA without the opt-in
   EXPECT_LE(kCoopmatTilingFloat.shared_bytes(), 48u << 10);
+  EXPECT_LE(kCoopmatTilingNarrow.shared_bytes(), 48u << 10);
   EXPECT_LE(kCoopmatTilingSmall.shared_bytes(), 32u << 10);
   DeviceInfo small = device().info();
   small.max_compute_shared_memory = 16 << 10;

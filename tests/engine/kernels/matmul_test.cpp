@@ -179,7 +179,7 @@ class MatmulCoopmatTest : public GpuTest, public ::testing::WithParamInterface<M
 
 TEST_P(MatmulCoopmatTest, MatchesTheReferenceWhereAvailable) {
   const MatmulCase& p = GetParam();
-  MatmulChoice choice = choose_matmul(device().info(), p.format);
+  MatmulChoice choice = choose_matmul(device().info(), p.format, true, p.tokens);  // as the engine chooses
   const bool compiled = find_kernel(matmul_kernel_name(p.format, true)) != nullptr;
   const bool available = compiled && has_coopmat_f16_16x16x16(device().info());
   ASSERT_EQ(choice.coopmat, available);
@@ -231,7 +231,8 @@ std::vector<MatmulCase> coopmat_cases() {
   // cols 96 for bk 64), over whole 16 x 16 tiles written straight to y and edge tiles
   // written through the staging tile, with and without the accumulate.
   const CoopmatTiling tilings[] = {{128, 128, 32, 32, 32, 1}, {128, 128, 32, 64, 32, 2}, {128, 128, 32, 32, 64, 2},
-                                   {128, 128, 16, 64, 64, 2}, {64, 64, 64, 32, 32, 2},   {128, 128, 64, 64, 64, 1}};
+                                   {128, 128, 16, 64, 64, 2}, {64, 64, 64, 32, 32, 2},   {128, 128, 64, 64, 64, 1},
+                                   kCoopmatTilingNarrow};
   for (const CoopmatTiling& t : tilings) {
     for (WeightFormat f : {WeightFormat::F16, WeightFormat::Q4_K}) {
       if (t.bk % coopmat_weight_group(f) != 0) continue;  // rejected: RejectsTilingsAndShapes...
