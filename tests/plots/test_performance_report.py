@@ -250,3 +250,20 @@ def test_the_mixture_of_experts_rows_are_the_runs_tokens_per_second(binary, tmp_
         assert cells[6] == "3" and ident in cells[3], cells
     cells = figure_row(text, "decode tiny-gemma q4_k (mixture of experts)")
     assert cells[4] == "missing" and "the run wrote no result file" in cells[5], cells
+
+
+def test_prefill_in_chunks_is_its_own_figure_with_no_target(binary, tmp_path):
+    common = ["--model", "tiny-dense", "--weights", "q4_k", "--prompt", "8", "--decode", "0", "--prefill", "matmul",
+              "--submit", "per-prompt", "--repetitions", "2", "--no-bandwidth"]
+    for ident, chunk in (("prefill-tiny-dense", "8"), ("prefill-chunks-tiny-dense", "4")):
+        cmd = [str(binary), "run", *common, "--chunk-cols", chunk, "--out", str(tmp_path / f"{ident}.json")]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}"
+    text = write_report(tmp_path, ["prefill-tiny-dense", "prefill-chunks-tiny-dense"])
+    whole = figure_row(text, "prefill tiny-dense q4_k, 512 tokens through matmul (one chunk)")
+    chunked = figure_row(text, "prefill tiny-dense q4_k, 512 tokens through matmul (chunks of 32 tokens, the default)")
+    # The one chunk is judged against the target (on a GPU); the chunks are shown beside it, unjudged.
+    assert whole[7].startswith("≥ 100 with coopmat"), whole
+    assert chunked[7] == "(the default chunk, for comparison)", chunked
+    assert chunked[8] not in ("meets", "below target"), chunked
+    assert "prefill-chunks-tiny-dense" in chunked[3] and float(chunked[4]) > 0, chunked
