@@ -1,9 +1,10 @@
 #version 450
-#extension GL_EXT_control_flow_attributes : require
 // The second dispatch of the cooperative-matrix matmul with K split across workgroups
 // (matmul_coopmat_body.glsl, MATMUL_SPLIT_K): y(row, token) (+)= the sum of the splits' slots
 // for that element, added in split order so the result does not depend on which workgroup
 // finished first. One invocation per element; workgroup row y is the token.
+#extension GL_EXT_control_flow_attributes : require
+
 layout(local_size_x = 64) in;
 layout(constant_id = 0) const uint SPLITS = 2;
 layout(constant_id = 1) const uint BM = 128;     // the split kernel's tile: rows

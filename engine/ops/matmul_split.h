@@ -1,6 +1,6 @@
 // The K split of the cooperative-matrix matmul on few tiles (kernels/coopmat/
 // matmul_coopmat_<format>_split.comp, MATMUL_SPLIT_K in matmul_coopmat_body.glsl). With few
-// tokens a chunk (prefill's default of 32), a matrix has one tile per 128 rows, and each
+// tokens a chunk (prefill's default of 32), a matrix has one tile per 128 or 256 rows, and each
 // workgroup's chain of K steps is the dispatch's time: there the workgroups of a tile split its
 // steps and store their sums to a scratch region, and matmul_split_reduce.comp, the dispatch
 // after, adds them in split order into y.
@@ -10,11 +10,13 @@
 
 #include "engine/ops/matmul_tiling.h"
 #include "engine/ops/tensor_view.h"
-#include "harness/op.h"
 #include "engine/quant/weight_format.h"
 #include "harness/device_info.h"
+#include "harness/op.h"
 
 namespace pb {
+
+struct MatmulPush;
 
 inline constexpr uint32_t kMatmulSplitBelowTiles = 64;  // ops of fewer tiles split their K
 inline constexpr uint32_t kMatmulSplitGrid = 128;       // the workgroups (tiles x splits) aimed for
@@ -31,12 +33,11 @@ uint32_t matmul_splits(uint32_t tiles, uint32_t steps);
 uint64_t matmul_split_region_bytes(const CoopmatTiling& t, uint32_t tiles, uint32_t splits);
 
 // The scratch a model's activations hold for every split op: the largest region matmul_splits
-// allows under the tilings choose_matmul takes on `info`; 0 where the device takes the scalar
+// allows under the default tilings choose_matmul takes on `info` (the narrow tiles of short
+// chunks need half as much); 0 where the device takes the scalar
 // matmul or the split kernels were not compiled in. The ops share it one at a time (the hazard
 // ledger orders them), and it needs no zeroing: the reduction reads only slots just written.
 uint64_t matmul_split_scratch_bytes(const DeviceInfo& info);
-
-struct MatmulPush;
 
 // The second dispatch of a split op (kernels/matmul_split_reduce.comp): y (+)= the sum of the
 // `splits` slots per element in `sums`, the split kernel's region under tiling `t`, for the

@@ -106,7 +106,7 @@ class MatmulSplitTest : public GpuTest, public ::testing::WithParamInterface<Spl
 // the problem is written.
 TEST_P(MatmulSplitTest, MatchesTheReferenceAndRepeatsExactly) {
   const SplitCase& p = GetParam();
-  const MatmulChoice choice = choose_matmul(device().info(), p.format);
+  const MatmulChoice choice = choose_matmul(device().info(), p.format, true, p.tokens);  // as the engine
   const uint64_t scratch_bytes = matmul_split_scratch_bytes(device().info());
   if (!choice.coopmat) {
     EXPECT_EQ(scratch_bytes, 0u) << "a device on the scalar matmul holds no split scratch";
@@ -165,7 +165,8 @@ TEST_P(MatmulSplitTest, MatchesTheReferenceAndRepeatsExactly) {
 }
 
 // Few tiles and enough K steps to split: 8 splits (Q4_K 2048 inputs, 32 steps of 64), 4 with an
-// uneven share (Q4_K 1280: 20 steps), partial row and token tiles, the accumulate, each format.
+// uneven share (Q4_K 1280: 20 steps), partial row and token tiles, the accumulate, each format;
+// the quantized ones up to 32 tokens in the narrow tiles, Q8_0 at 33 in the default ones.
 INSTANTIATE_TEST_SUITE_P(Formats, MatmulSplitTest,
                          ::testing::Values(SplitCase{WeightFormat::Q4_K, 300, 2048, 32, false},
                                            SplitCase{WeightFormat::Q4_K, 130, 1280, 20, true},
