@@ -62,11 +62,11 @@ MatmulChoice choose_matmul(const DeviceInfo& info, WeightFormat format, bool all
 // are split by rows, like the DMMV) and per column piece (only when the activations of all
 // tokens exceed the binding range). With `split_scratch` (matmul_split_scratch_bytes), a
 // coopmat op of few tiles splits its K across workgroups and a second op adds the splits into
-// y (matmul_split.h); the ops of one call share the scratch, so the hazard ledger orders them. Throws UsageError for a tiling that
-// breaks the kernel's divisibility rules, cols that are not a multiple of 8, an x_stride that
-// is not a multiple of 4 or an x that does not start on 16 bytes (the kernels read activations
-// as vec4), strides shorter than cols/rows, or a coopmat choice whose kernel was not compiled
-// in.
+// y (matmul_split.h); the ops of one call share the scratch, so the hazard ledger orders them.
+// Throws UsageError for a tiling that breaks the kernel's divisibility rules, cols that are not
+// a multiple of 8, an x_stride that is not a multiple of 4 or an x that does not start on 16
+// bytes (the kernels read activations as vec4), strides shorter than cols/rows, or a coopmat
+// choice whose kernel was not compiled in.
 std::vector<Op> matmul_ops(const ProjectionProblem& problem, const BindingLimits& limits,
                            const MatmulChoice& choice = {}, const TensorView& split_scratch = {});
 

@@ -34,9 +34,9 @@ uint64_t matmul_split_region_bytes(const CoopmatTiling& t, uint32_t tiles, uint3
 
 // The scratch a model's activations hold for every split op: the largest region matmul_splits
 // allows under the default tilings choose_matmul takes on `info` (the narrow tiles of short
-// chunks need half as much); 0 where the device takes the scalar
-// matmul or the split kernels were not compiled in. The ops share it one at a time (the hazard
-// ledger orders them), and it needs no zeroing: the reduction reads only slots just written.
+// chunks need half as much); 0 where the device takes the scalar matmul or the split kernels
+// were not compiled in. The ops share it one at a time (the hazard ledger orders them), and it
+// needs no zeroing: the reduction reads only slots just written.
 uint64_t matmul_split_scratch_bytes(const DeviceInfo& info);
 
 // The second dispatch of a split op (kernels/matmul_split_reduce.comp): y (+)= the sum of the

@@ -31,8 +31,15 @@ constexpr CoopmatTiling kCoopmatTilings[] = {
     {128, 32, 64, 32, 32, 1},  {128, 32, 64, 64, 32, 1},  {128, 32, 64, 32, 32, 2},   {128, 32, 64, 64, 32, 2},
     {64, 32, 64, 32, 32, 2},   {256, 32, 64, 64, 32, 1},  {128, 32, 32, 32, 32, 2}};
 
-// The coopmat kernel's token counts: those below the prefill counts too, where K splits.
+// Token counts where K splits (few tiles): the unsplit comparison's.
 constexpr uint32_t kSplitTokens[] = {32, 128};
+
+// The coopmat kernel's token counts: the prefill counts, and 32 (prefill's default chunk) before them.
+std::vector<uint32_t> coopmat_token_counts(const BenchEnv& env) {
+  std::vector<uint32_t> counts = env.shapes().matmul_tokens;
+  counts.insert(counts.begin(), kSplitTokens[0]);
+  return counts;
+}
 
 BenchCase matmul_case(BenchEnv& env, WeightFormat format, const ProjectionShape& shape, bool coopmat,
                       uint32_t tokens, std::optional<CoopmatTiling> tiling = std::nullopt, bool split = false) {
@@ -59,9 +66,7 @@ void register_matmul_benchmarks(GpuBenchmarks& benchmarks) {
     if (choose_matmul(env.info(), format, true).coopmat) variants.push_back(true);
     for (const ProjectionShape& shape : env.shapes().projections) {
       for (const bool coopmat : variants) {
-        std::vector<uint32_t> token_counts = env.shapes().matmul_tokens;
-        if (coopmat) token_counts.insert(token_counts.begin(), kSplitTokens[0]);
-        for (const uint32_t tokens : token_counts) {
+        for (const uint32_t tokens : coopmat ? coopmat_token_counts(env) : env.shapes().matmul_tokens) {
           const std::string name = "matmul/" + std::string(format_name(format)) + "/" +
                                    (coopmat ? "coopmat" : "scalar") + "/" + shape.name() +
                                    "/tokens:" + std::to_string(tokens);
@@ -70,18 +75,15 @@ void register_matmul_benchmarks(GpuBenchmarks& benchmarks) {
           });
         }
       }
-      if (variants.size() < 2) continue;
+      if (variants.size() < 2) continue;  // no coopmat kernel: no unsplit comparison, no tuning
       for (const uint32_t tokens : kSplitTokens) {
         const std::string name = "matmul/" + std::string(format_name(format)) + "/coopmat_unsplit/" +
                                  shape.name() + "/tokens:" + std::to_string(tokens);
         benchmarks.add(name, [=](BenchEnv& e) { return matmul_case(e, format, shape, true, tokens); });
       }
-      if (variants.size() < 2) continue;
       for (const CoopmatTiling& t : kCoopmatTilings) {
         if (!coopmat_tiling_fits(env.info(), t) || t.bk % coopmat_weight_group(format) != 0) continue;
-        std::vector<uint32_t> token_counts = env.shapes().matmul_tokens;
-        token_counts.insert(token_counts.begin(), kSplitTokens[0]);
-        for (const uint32_t tokens : token_counts) {
+        for (const uint32_t tokens : coopmat_token_counts(env)) {
           const std::string name = "matmul_coopmat_tuning/" + std::string(format_name(format)) + "/" + shape.name() +
                                    "/tokens:" + std::to_string(tokens) + "/bm:" + std::to_string(t.bm) +
                                    "/bn:" + std::to_string(t.bn) + "/bk:" + std::to_string(t.bk) +

@@ -6,16 +6,14 @@
 // m = sum_k |w_k x_k|; the split only changes the order of float32 additions.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <random>
 
 #include "engine/ops/matmul_op.h"
 #include "engine/ops/matmul_split.h"
-#include "engine/quant/quantize.h"
 #include "engine/reference/matmul_ref.h"
 #include "kernels/registry.h"
-#include "harness/transfer.h"
 #include "tests/support/gpu_test.h"
+#include "tests/support/matmul_inputs.h"
 
 namespace pb::test {
 namespace {
@@ -113,55 +111,25 @@ TEST_P(MatmulSplitTest, MatchesTheReferenceAndRepeatsExactly) {
     return;
   }
   ASSERT_GT(scratch_bytes, 0u);
-  std::mt19937 rng(7 + p.rows + p.tokens);
-  std::normal_distribution<float> normal(0.0f, 0.05f);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  const uint64_t rb = row_bytes(p.format, p.cols);
-  std::vector<uint8_t> weights(rb * p.rows);
-  std::vector<float> dequantized(size_t(p.rows) * p.cols), row(p.cols);
-  for (uint32_t r = 0; r < p.rows; ++r) {
-    for (auto& v : row) v = normal(rng);
-    const auto bytes = std::span(weights).subspan(r * rb, rb);
-    quantize_row(p.format, row, bytes);
-    dequantize_row(p.format, bytes, std::span(dequantized).subspan(size_t(r) * p.cols, p.cols));
-  }
-  const uint32_t x_stride = p.cols + 4, y_stride = p.rows + 3;
-  std::vector<float> x(size_t(x_stride) * p.tokens), y0(size_t(y_stride) * p.tokens);
-  for (auto& v : x) v = uniform(rng);
-  for (auto& v : y0) v = uniform(rng);
-
-  Buffer wb = upload_weights(p.format, p.cols, weights, "w");
-  Buffer xb = upload_floats(x, "x");
+  const MatmulInputs in = random_matmul_inputs(p.format, p.rows, p.cols, p.tokens, 7 + p.rows + p.tokens);
   Buffer scratch(device(), scratch_bytes, MemoryUse::Device, "split scratch");
+  std::vector<Op> ops;
   std::vector<float> runs[2];
   for (auto& got : runs) {
-    Buffer yb = upload_floats(y0, "y");
-    const ProjectionProblem problem{p.format, TensorView::whole(wb), TensorView::whole(xb), TensorView::whole(yb),
-                                    p.rows, p.cols, p.tokens, x_stride, y_stride, p.accumulate};
-    const std::vector<Op> ops = matmul_ops(problem, BindingLimits::of(device().info()), choice,
-                                           TensorView::whole(scratch));
-    ASSERT_EQ(ops.size(), 2u);
-    EXPECT_EQ(ops[0].kernel->name, std::string(matmul_split_kernel_name(p.format)));
-    EXPECT_GT(ops[0].groups[2], 1u);
-    EXPECT_EQ(ops[1].kernel->name, std::string("matmul_split_reduce"));
-    run_ops(ops, BarrierPolicy::Ledger);
-    got = download_floats(yb, y0.size());
+    got = run_on_gpu(in, p.format, p.rows, p.cols, p.tokens, p.accumulate, [&](const auto& problem) {
+      ops = matmul_ops(problem, BindingLimits::of(device().info()), choice, TensorView::whole(scratch));
+      return ops;
+    });
   }
-  std::vector<float> expected = y0;
-  ref::matmul(p.format, weights, p.rows, p.cols, x, p.tokens, x_stride, expected, y_stride, p.accumulate);
-  for (uint32_t c = 0; c < p.tokens; ++c) {
-    for (uint32_t r = 0; r < y_stride; ++r) {
-      const size_t at = size_t(c) * y_stride + r;
-      ASSERT_EQ(runs[1][at], runs[0][at]) << "token " << c << " row " << r;
-      if (r >= p.rows) {
-        ASSERT_EQ(runs[0][at], y0[at]) << "padding written at token " << c << " row " << r;
-        continue;
-      }
-      double m = 0;
-      for (uint32_t k = 0; k < p.cols; ++k) m += std::fabs(double(dequantized[size_t(r) * p.cols + k]) * x[size_t(c) * x_stride + k]);
-      ASSERT_NEAR(runs[0][at], expected[at], 1e-3 * m + 1e-6) << "token " << c << " row " << r;
-    }
-  }
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0].kernel->name, std::string(matmul_split_kernel_name(p.format)));
+  EXPECT_GT(ops[0].groups[2], 1u);
+  EXPECT_EQ(ops[1].kernel->name, std::string("matmul_split_reduce"));
+  for (size_t i = 0; i < runs[0].size(); ++i) ASSERT_EQ(runs[1][i], runs[0][i]) << "float " << i;
+  std::vector<float> expected = in.y;
+  ref::matmul(p.format, in.weights, p.rows, p.cols, in.x, p.tokens, in.x_stride, expected, in.y_stride,
+              p.accumulate);
+  expect_matmul_close(in, p.rows, p.cols, p.tokens, runs[0], expected, 1e-3, 1e-6);
 }
 
 // Few tiles and enough K steps to split: 8 splits (Q4_K 2048 inputs, 32 steps of 64), 4 with an

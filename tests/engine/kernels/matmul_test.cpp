@@ -17,87 +17,18 @@
 //     16x16x16 f16 shape and the build has the kernels (not on lavapipe).
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <optional>
-#include <random>
 
 #include "engine/ops/dmmv_op.h"
 #include "engine/ops/matmul_op.h"
-#include "engine/quant/quantize.h"
 #include "engine/reference/matmul_ref.h"
 #include "kernels/registry.h"
 #include "harness/errors.h"
 #include "tests/support/gpu_test.h"
+#include "tests/support/matmul_inputs.h"
 
 namespace pb::test {
 namespace {
-
-struct Inputs {
-  std::vector<uint8_t> weights;
-  std::vector<float> dequantized;  // rows × cols
-  std::vector<float> x, y;         // x_stride × tokens, y_stride × tokens
-  uint32_t x_stride, y_stride;
-};
-
-Inputs random_inputs(WeightFormat format, uint32_t rows, uint32_t cols, uint32_t tokens, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 0.05f);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  const uint64_t rb = row_bytes(format, cols);
-  Inputs in{std::vector<uint8_t>(rb * rows), std::vector<float>(size_t(rows) * cols), {}, {},
-            cols + 4, rows + 5};  // padded strides: columns are not back to back
-  std::vector<float> row(cols);
-  for (uint32_t r = 0; r < rows; ++r) {
-    for (auto& v : row) v = normal(rng);
-    const auto bytes = std::span(in.weights).subspan(r * rb, rb);
-    quantize_row(format, row, bytes);
-    dequantize_row(format, bytes, std::span(in.dequantized).subspan(size_t(r) * cols, cols));
-  }
-  in.x.resize(size_t(in.x_stride) * tokens);
-  in.y.resize(size_t(in.y_stride) * tokens);
-  for (auto& v : in.x) v = uniform(rng);
-  for (auto& v : in.y) v = uniform(rng);
-  return in;
-}
-
-// y after running `ops` on device copies of the inputs.
-template <typename MakeOps>
-std::vector<float> run_on_gpu(const Inputs& in, WeightFormat format, uint32_t rows, uint32_t cols,
-                              uint32_t tokens, bool accumulate, MakeOps make_ops) {
-  Buffer wb = upload_weights(format, cols, in.weights, "w");
-  Buffer xb = upload_floats(in.x, "x");
-  Buffer yb = upload_floats(in.y, "y");
-  const ProjectionProblem problem{format, TensorView::whole(wb), TensorView::whole(xb), TensorView::whole(yb),
-                                  rows, cols, tokens, in.x_stride, in.y_stride, accumulate};
-  const std::vector<Op> ops = make_ops(problem);
-  run_ops(ops, BarrierPolicy::Ledger);
-  return download_floats(yb, in.y.size());
-}
-
-double magnitude(const Inputs& in, uint32_t cols, uint32_t r, uint32_t c) {
-  double m = 0;
-  for (uint32_t k = 0; k < cols; ++k) {
-    m += std::fabs(double(in.dequantized[size_t(r) * cols + k]) * in.x[size_t(c) * in.x_stride + k]);
-  }
-  return m;
-}
-
-// Checks every output element against `expected` within rel * m + abs, and that the padding
-// between columns was never written.
-void expect_close(const Inputs& in, uint32_t rows, uint32_t cols, uint32_t tokens,
-                  const std::vector<float>& got, const std::vector<float>& expected, double rel, double abs) {
-  for (uint32_t c = 0; c < tokens; ++c) {
-    for (uint32_t r = 0; r < in.y_stride; ++r) {
-      const size_t at = size_t(c) * in.y_stride + r;
-      if (r >= rows) {
-        ASSERT_EQ(got[at], in.y[at]) << "padding written at token " << c << " row " << r;
-        continue;
-      }
-      ASSERT_NEAR(got[at], expected[at], rel * magnitude(in, cols, r, c) + abs)
-          << "token " << c << " row " << r;
-    }
-  }
-}
 
 struct MatmulCase {
   WeightFormat format;
@@ -121,7 +52,7 @@ class MatmulTest : public GpuTest, public ::testing::WithParamInterface<MatmulCa
 
 TEST_P(MatmulTest, MatchesTheReference) {
   const MatmulCase& p = GetParam();
-  const Inputs in = random_inputs(p.format, p.rows, p.cols, p.tokens, 99 + p.rows + p.tokens);
+  const MatmulInputs in = random_matmul_inputs(p.format, p.rows, p.cols, p.tokens, 99 + p.rows + p.tokens);
   MatmulChoice choice;
   choice.scalar = p.tiling;
   const auto gpu = run_on_gpu(in, p.format, p.rows, p.cols, p.tokens, p.accumulate, [&](const auto& problem) {
@@ -130,7 +61,7 @@ TEST_P(MatmulTest, MatchesTheReference) {
   std::vector<float> expected = in.y;
   ref::matmul(p.format, in.weights, p.rows, p.cols, in.x, p.tokens, in.x_stride, expected, in.y_stride,
               p.accumulate);
-  expect_close(in, p.rows, p.cols, p.tokens, gpu, expected, 2e-5, 1e-6);
+  expect_matmul_close(in, p.rows, p.cols, p.tokens, gpu, expected, 2e-5, 1e-6);
 }
 
 std::vector<MatmulCase> cases() {
@@ -158,7 +89,7 @@ class MatmulVsDmmvTest : public GpuTest, public ::testing::WithParamInterface<We
 TEST_P(MatmulVsDmmvTest, AgreeOnTheSameInputs) {
   const WeightFormat f = GetParam();
   const uint32_t rows = 96, cols = 512, tokens = 37;
-  const Inputs in = random_inputs(f, rows, cols, tokens, 7);
+  const MatmulInputs in = random_matmul_inputs(f, rows, cols, tokens, 7);
   const BindingLimits limits = BindingLimits::of(device().info());
   const auto mm = run_on_gpu(in, f, rows, cols, tokens, true, [&](const auto& problem) {
     return matmul_ops(problem, limits, MatmulChoice{});
@@ -166,7 +97,7 @@ TEST_P(MatmulVsDmmvTest, AgreeOnTheSameInputs) {
   const auto dmmv = run_on_gpu(in, f, rows, cols, tokens, true, [&](const auto& problem) {
     return dmmv_ops(problem, NumColsMode{true, 32}, limits);
   });
-  expect_close(in, rows, cols, tokens, mm, dmmv, 4e-5, 2e-6);
+  expect_matmul_close(in, rows, cols, tokens, mm, dmmv, 4e-5, 2e-6);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllFormats, MatmulVsDmmvTest, ::testing::ValuesIn(kAllWeightFormats),
@@ -191,7 +122,7 @@ TEST_P(MatmulCoopmatTest, MatchesTheReferenceWhereAvailable) {
     }
     choice.coop = *p.coop;
   }
-  const Inputs in = random_inputs(p.format, p.rows, p.cols, p.tokens, 5 + p.tokens);
+  const MatmulInputs in = random_matmul_inputs(p.format, p.rows, p.cols, p.tokens, 5 + p.tokens);
   if (!available) {
     if (!compiled) {
       MatmulChoice forced = choice;
@@ -210,7 +141,7 @@ TEST_P(MatmulCoopmatTest, MatchesTheReferenceWhereAvailable) {
   std::vector<float> expected = in.y;
   ref::matmul(p.format, in.weights, p.rows, p.cols, in.x, p.tokens, in.x_stride, expected, in.y_stride,
               p.accumulate);
-  expect_close(in, p.rows, p.cols, p.tokens, gpu, expected, 1e-3, 1e-6);
+  expect_matmul_close(in, p.rows, p.cols, p.tokens, gpu, expected, 1e-3, 1e-6);
 }
 
 std::vector<MatmulCase> coopmat_cases() {
