@@ -6,8 +6,8 @@ repetitions), pipelines.json where the driver reports pipeline statistics (phase
 --pipeline-statistics), decode-<model>.json, profile-decode-<model>.json (the same decode with
 --profile dispatch), unsafe-decode-<model>.json (the same decode with --barriers none),
 prefill-<model>.json, moe-prefill-<model>.json, moe-decode-<model>.json and
-moe-decode-int8-fused-<model>.json (a mixture of experts), hybrid-decode-int8-fused-<model>.json
-(Qwen3.5's hybrid; all phasebench result files)
+moe-decode-int8-fused-<model>.json (a mixture of experts), hybrid-prefill-chunks-int8-<model>.json
+and hybrid-decode-int8-fused-<model>.json (Qwen3.5's hybrid; all phasebench result files)
 and commands.tsv ("id<TAB>exit status<TAB>command" per command run). Every figure is the median
 over the repetitions with its spread (min - max); ratios of two benchmarks take the ratio of
 the medians, and the spread from the extremes of both. The decode figures and sections are in
@@ -260,9 +260,14 @@ def prefill_figure(r, ident):
 
 def moe_figures(r):
     """A mixture of experts' prefill and decode (moe-prefill-<model>, moe-decode-<model>), and
-    Qwen3.5's hybrid decode (hybrid-decode-int8-fused-<model>): tokens/s, median and spread."""
+    Qwen3.5's hybrid prefill in chunks and decode (hybrid-prefill-chunks-int8-<model>,
+    hybrid-decode-int8-fused-<model>): tokens/s, median and spread."""
     kinds = (("moe-prefill-", "prefill", "512 tokens through matmul (one chunk; the experts' tiled matmul on "
                                         "the matrix units where the device has them, else the expert DMMV)"),
+             ("hybrid-prefill-chunks-int8-", "prefill", "Qwen3.5's hybrid, 512 tokens through matmul in the default "
+                                                        "chunks of 32, int8 DMMV inputs (gate and up experts on the "
+                                                        "integer-dot DMMV where an expert serves at most 2 of a "
+                                                        "chunk's assignments)"),
              ("moe-decode-int8-fused-", "decode", "int8 DMMV inputs, the norms and the SwiGLU in their producers "
                                                   "(the experts' gate, up and SwiGLU in one dispatch)"),
              ("hybrid-decode-int8-fused-", "decode", "Qwen3.5's hybrid of Gated DeltaNet and gated attention, int8 "
@@ -376,7 +381,7 @@ runs one benchmark per kernel x format x variant x shape, named so that `--bench
 | attention, int8 decode | `attn_decode_quantize/h32kv8d128/ctx:C`, `attn_decode_rope_quantize/h32kv8d128/ctx:C` (the forms whose last dispatch also writes the output's int8 blocks for the o-projection; where the build has them) |
 | element-wise | `rmsnorm/n:4096/cols:{1,512}`, `qk_norm_rope/h32kv8d128/cols:{1,512}`, `qk_norm_rope_kv/h32kv8d128/cols:{1,512}` (with the KV write), `kv_write/h32kv8d128/cols:{1,512}` (the KV write alone), `glu/n:14336/cols:{1,512}`, `rmsnorm_quantize/n:4096/cols:{1,512}` and `glu_quantize/n:14336/cols:{1,512}` (also writing the int8 form; where the build has them), `add/n:4096/cols:{1,512}` (the residual add), `sigmoid_mul/n:4096/cols:{1,512}` (the attention output gate), `argmax/vocab:151936/cols:1`, `argmax_slices/vocab:151936/cols:1` |
 | embedding | `embed/{q4_k,f16}/vocab:151936/n:4096/cols:{1,512}`, `embed_norm/{q4_k,f16}/vocab:151936/n:4096/cols:1` (the decode form that also writes the first norm's int8 input); each invocation reads rows of its own |
-| mixture of experts | qwen3-30b-a3b's: `moe_topk/e:128/top:8/tokens:{1,64,128}`, `moe_group/...`, `moe_topk_group/e:128/top:8/tokens:1` (a decode token's routing and work list in one dispatch), `moe_acc/n:2048/...`, `moe_acc_norm/n:2048/top:8/tokens:1` (decode's, writing the next norm), `moe_dmmv/{f16,q8_0,q4_k,q6_k}/{gate:128x768x2048,down:128x2048x768}/top:8/tokens:{1,64,128}` (each invocation routes its own tokens over its own weight copy; the bytes count the experts chosen), `moe_dmmv_intdot/{q8_0,q4_k,q6_k}/...` (on int8 inputs), `moe_dmmv_intdot_glu/FMT/gate:128x768x2048/top:8/tokens:1` (decode's routing, gate, up and SwiGLU in one dispatch), `moe_dmmv_intdot_acc_norm/FMT/down:128x2048x768/top:8/tokens:1` (decode's down adding the experts into the residual and writing the next norm), `moe_matmul/FMT/{scalar,coopmat}/ROLE:ExRxC/top:8/tokens:{64,128}` (the experts' tiled matmul; coopmat where the device has it), `moe_dmmv_tuning/FMT/ROLE:ExRxC/top:8/tokens:N/threads:T/rows:R/num_cols:P`, `moe_dmmv_intdot_tuning/FMT/ROLE:ExRxC/top:8/tokens:N/threads:T/rows:R/unroll:U`, `moe_dmmv_intdot_acc_norm_tuning/FMT/down:ExRxC/top:8/tokens:1/threads:T/rows:R/unroll:U` and `moe_matmul_coopmat_tuning/FMT/ROLE:ExRxC/top:8/tokens:N/bm:M/wm:A/bk:K/stages:S` |
+| mixture of experts | qwen3-30b-a3b's: `moe_topk/e:128/top:8/tokens:{1,32,64,128}`, `moe_group/...`, `moe_topk_group/e:128/top:8/tokens:1` (a decode token's routing and work list in one dispatch), `moe_acc/n:2048/...`, `moe_acc_norm/n:2048/top:8/tokens:1` (decode's, writing the next norm), `moe_dmmv/{f16,q8_0,q4_k,q6_k}/{gate:128x768x2048,down:128x2048x768}/top:8/tokens:{1,32,64,128}` (each invocation routes its own tokens over its own weight copy; the bytes count the experts chosen), `moe_dmmv_intdot/{q8_0,q4_k,q6_k}/...` (on int8 inputs), `moe_dmmv_intdot_glu/FMT/gate:128x768x2048/top:8/tokens:1` (decode's routing, gate, up and SwiGLU in one dispatch), `moe_dmmv_intdot_acc_norm/FMT/down:128x2048x768/top:8/tokens:1` (decode's down adding the experts into the residual and writing the next norm), `moe_matmul/FMT/{scalar,coopmat}/ROLE:ExRxC/top:8/tokens:{32,64,128}` (the experts' tiled matmul; coopmat where the device has it), `moe_dmmv_tuning/FMT/ROLE:ExRxC/top:8/tokens:N/threads:T/rows:R/num_cols:P`, `moe_dmmv_intdot_tuning/FMT/ROLE:ExRxC/top:8/tokens:N/threads:T/rows:R/unroll:U/num_cols:P`, `moe_dmmv_intdot_acc_norm_tuning/FMT/down:ExRxC/top:8/tokens:1/threads:T/rows:R/unroll:U` and `moe_matmul_coopmat_tuning/FMT/ROLE:ExRxC/top:8/tokens:N/bm:M/wm:A/bk:K/stages:S` |
 | Gated DeltaNet | qwen35-35b-a3b's: `ssm_conv/hk16hv32dk128dv128k4/tokens:{1,64}`, `ssm_delta/hk16hv32dk128dv128/tokens:{1,64}`, `ssm_conv_delta/hk16hv32dk128dv128k4/tokens:{1,64}` (the two in one dispatch, as decode runs them), `ssm_conv_delta_gnorm/hk16hv32dk128dv128k4/tokens:1` (and the output norm writing its int8 blocks, as an int8 decode runs them), `ssm_gnorm/hk16hv32dk128dv128/tokens:{1,64}`, `ssm_gnorm_quantize/hk16hv32dk128dv128/tokens:{1,64}` |
 | dispatch floor | `dispatch_floor/fill_zero:64` (one pipeline back to back), `dispatch_floor/fill_zero+add:64` (two alternating): what a dispatch behind a global barrier costs before any work |
 | read floor | `read_floor/{q4_k,q8_0}/ROLE:RxC/threads:{32,...,512}/loads:{1,2,4,8,16}`: one dispatch that only reads as many bytes as that weight matrix (Q4_K: every role and `ffn_gate_up`; Q8_0: `ffn_up`), in T invocations per workgroup with L 16-byte loads each in flight; the most a kernel of those bytes can reach |

@@ -58,6 +58,7 @@ struct DmmvIntdotTuning {
   uint32_t chunk = 0;
   DmmvCoopmatTuning matrix;  // which pieces run on the matrix units instead, and their shape
   DmmvInt8MatTuning int8_matrix;  // which pieces take the int8 matrix kernel, and its shape
+  uint32_t num_cols = 0;  // the experts' kernel only: assignments per pass; 0 = kMoeIntdotNumCols
 };
 
 // Rows of more inputs than this are wide (ffn_down: 14336 inputs in llama3-8b, 12288 in

@@ -37,23 +37,19 @@ bool moe_dmmv_intdot_supported(const DeviceInfo& info, WeightFormat format) {
   return name != nullptr && find_kernel(name) != nullptr && dmmv_intdot_supported(info, format);
 }
 
-uint32_t moe_intdot_num_cols(uint32_t ncols) {
-  const uint32_t want = std::clamp<uint32_t>(ncols, 1, 8);
-  for (uint32_t n : kIntdotNumCols) {
-    if (n >= want) return n;
-  }
-  return 8;
-}
-
-// One column: the moe_dmmv_intdot_tuning sweep on an H200 at qwen3-30b-a3b's experts (gate 768 x
-// 2048, down 2048 x 768; docs/GPU_FIGURES.md). The dense shapes fit Q4_K's gate (6.93 us at 32
-// threads x 2 rows x unroll 2), but a down row of 768 inputs is 12 chunks of 64 for 32 threads:
-// 4 rows with no unroll took 8.60 against 9.96 us. Q8_0's dense shape, 128 threads on one row,
-// was slower than 64 x 2 x 1 on both (gate 8.69 -> 7.61 us, down 14.19 -> 9.06).
-DmmvIntdotTuning moe_dmmv_intdot_tuning(WeightFormat format, uint32_t num_cols, uint32_t cols) {
+// Decode, one column: the moe_dmmv_intdot_tuning sweep on an H200 at qwen3-30b-a3b's experts
+// (gate 768 x 2048, down 2048 x 768; docs/GPU_FIGURES.md). The dense shapes fit Q4_K's gate
+// (6.93 us at 32 threads x 2 rows x unroll 2), but a down row of 768 inputs is 12 chunks of 64
+// for 32 threads: 4 rows with no unroll took 8.60 against 9.96 us. Q8_0's dense shape, 128
+// threads on one row, was slower than 64 x 2 x 1 on both (gate 8.69 -> 7.61 us, down 14.19 ->
+// 9.06). A chunk: the same sweep at 32 and 64 tokens (Q4_K, Q6_K and Q8_0; threads 8 to 128,
+// rows 1 to 8) put 32 threads of 4 rows first or within 7% of the first for every format and
+// role.
+DmmvIntdotTuning moe_dmmv_intdot_tuning(WeightFormat format, uint32_t num_cols, uint32_t cols, uint32_t tokens) {
   DmmvIntdotTuning t = default_dmmv_intdot_tuning(format, num_cols, cols);
   if (num_cols == 1 && format == WeightFormat::Q4_K && cols < 2048) t = {32, 4, 1};
   if (num_cols == 1 && format == WeightFormat::Q8_0) t = {64, 2, 1};
+  if (num_cols == 1 && tokens > 1) t = {32, 4, 1};
   t.chunk = first_chunk(format);
   t.matrix = {};
   return t;
@@ -74,8 +70,10 @@ std::vector<Op> moe_dmmv_intdot_ops(const MoeDmmvProblem& p, const QuantizedX& x
           "the quantized x must hold " + std::to_string(x_cols) + " columns of " + std::to_string(p.cols) +
               " activations, its norm applied (no deferred RMS); it holds " + std::to_string(x.ncols) + " of " +
               std::to_string(x.cols));
-  const uint32_t num_cols = moe_intdot_num_cols(p.ncols);
-  const DmmvIntdotTuning d = moe_dmmv_intdot_tuning(p.format, num_cols, p.cols);
+  const uint32_t num_cols = requested.num_cols ? requested.num_cols : kMoeIntdotNumCols;
+  require(num_cols == 1 || num_cols == 2 || num_cols == 4 || num_cols == 8,
+          "assignments per pass (tuning.num_cols) must be 1, 2, 4 or 8; got " + std::to_string(num_cols));
+  const DmmvIntdotTuning d = moe_dmmv_intdot_tuning(p.format, num_cols, p.cols, p.ncols);
   const DmmvIntdotTuning t{requested.threads ? requested.threads : d.threads, requested.rows ? requested.rows : d.rows,
                            requested.unroll ? requested.unroll : d.unroll, requested.chunk ? requested.chunk : d.chunk};
   require(t.threads >= 8 && t.threads % 8 == 0 && t.threads <= 1024 && t.rows >= 1 && t.rows <= 8 &&

@@ -41,23 +41,30 @@ const char* moe_dmmv_intdot_kernel_name(WeightFormat format);
 // integer-dot path runs here (dmmv_intdot_supported: quantize_x and shaderIntegerDotProduct).
 bool moe_dmmv_intdot_supported(const DeviceInfo& info, WeightFormat format);
 
-// Assignments per pass for a chunk of C tokens: the smallest of kIntdotNumCols covering
-// min(C, 8), as the float expert DMMV's spec mode does (moe_num_cols).
-uint32_t moe_intdot_num_cols(uint32_t ncols);
+// Assignments per pass, at every chunk size. A pass computes all NUM_COLS of its columns
+// whether or not the item has that many assignments (the rest repeat its first), and an expert
+// serves C * K / E of a chunk's assignments on average (2 at 32 tokens of qwen3-30b-a3b, 1 of
+// qwen35-35b-a3b), so wider passes mostly compute copies. On an H200 at qwen3-30b-a3b's Q4_K
+// experts, gate at 32 tokens took 53.6 us in passes of 1 and 201 us in passes of 8; at 128
+// tokens passes of 2 were within 4% of passes of 1 (docs/GPU_FIGURES.md). tuning.num_cols
+// overrides it (the benchmarks' sweep).
+inline constexpr uint32_t kMoeIntdotNumCols = 1;
 
-// The workgroup shape the engine takes: at one column the shapes measured for experts (see the
-// source), else the dense kernel's default for that many columns (default_dmmv_intdot_tuning);
-// always in the format's first chunk (Q4_K 64 weights, Q8_0 16, Q6_K its one), the one the
-// expert kernels are built with.
-DmmvIntdotTuning moe_dmmv_intdot_tuning(WeightFormat format, uint32_t num_cols, uint32_t cols);
+// The workgroup shape the engine takes for `tokens` tokens: in decode (one token) at one column
+// the shapes measured for experts there (see the source), in a chunk at one column 32 threads of
+// 4 rows (the sweep's fastest for every format and role at 32 and 64 tokens, up to 2x the
+// decode shapes), else the dense kernel's default for that many columns
+// (default_dmmv_intdot_tuning); always in the format's first chunk (Q4_K 64 weights, Q8_0 16,
+// Q6_K its one), the one the expert kernels are built with.
+DmmvIntdotTuning moe_dmmv_intdot_tuning(WeightFormat format, uint32_t num_cols, uint32_t cols, uint32_t tokens);
 
 // The ops computing `problem` from its input columns quantized into `x` (problem.x and
 // x_stride are not read): one op per expert slice, as moe_dmmv_ops, each dispatching
 // ceil(rows / tuning.rows) row blocks x min(E, C*K) items. `tuning` zeros take
 // moe_dmmv_intdot_tuning. Throws UsageError for a format without the kernel, a kernel not
 // compiled in, an `x` of other cols, fewer columns than the problem reads or a deferred RMS,
-// a tuning the kernel cannot run (chunk other than the format's first), or what
-// check_moe_problem rejects.
+// a tuning the kernel cannot run (chunk other than the format's first, passes other than 1,
+// 2, 4 or 8 assignments), or what check_moe_problem rejects.
 std::vector<Op> moe_dmmv_intdot_ops(const MoeDmmvProblem& problem, const QuantizedX& x, const MoeRouting& routing,
                                     const BindingLimits& limits, const DmmvIntdotTuning& tuning = {});
 

@@ -52,7 +52,7 @@ const char* moe_down_acc_norm_kernel_name(WeightFormat format) {
 // 11.2 us (32 x 8, unroll 2), Q8_0 15.7 -> 11.9 (64 x 8 x 2), Q6_K 19.0 -> 12.5 (32 x 8 x 1),
 // against the plain down's 8.6, 9.1 and 12.3 us and moe_acc_norm's 3.25 after it.
 DmmvIntdotTuning moe_down_acc_norm_tuning(WeightFormat format, uint32_t cols) {
-  DmmvIntdotTuning t = moe_dmmv_intdot_tuning(format, 1, cols);
+  DmmvIntdotTuning t = moe_dmmv_intdot_tuning(format, 1, cols, 1);
   if (format == WeightFormat::Q4_K) t = {32, 8, 2, t.chunk};
   if (format == WeightFormat::Q8_0) t = {64, 8, 2, t.chunk};
   if (format == WeightFormat::Q6_K) t = {32, 8, 1, t.chunk};

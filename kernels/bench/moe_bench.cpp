@@ -355,17 +355,23 @@ void register_moe_benchmarks(GpuBenchmarks& benchmarks) {
         benchmarks.add(name, [=](BenchEnv& env) {
           return moe_dmmv_case(env, format, role, tokens, {std::nullopt, std::nullopt, DmmvIntdotTuning{}});
         });
-        for (const uint32_t threads : {32u, 64u, 128u}) {
-          for (const uint32_t rows : {1u, 2u, 4u}) {
-            for (const uint32_t unroll : {1u, 2u}) {
-              const DmmvIntdotTuning t{threads, rows, unroll};
-              const std::string tuned = "moe_dmmv_intdot_tuning/" + std::string(format_name(format)) + "/" +
-                                        shape_name(s, role) + "/" + routing_name(s, tokens) + "/threads:" +
-                                        std::to_string(threads) + "/rows:" + std::to_string(rows) + "/unroll:" +
-                                        std::to_string(unroll);
-              benchmarks.add(tuned, [=](BenchEnv& env) {
-                return moe_dmmv_case(env, format, role, tokens, {std::nullopt, std::nullopt, t});
-              });
+        // Assignments per pass too: an expert serves C * K / E of a chunk's assignments on
+        // average, and a pass computes all of its columns whether or not they are assigned.
+        for (const uint32_t num_cols : {1u, 2u, 4u, 8u}) {
+          if (num_cols > std::max(1u, tokens)) continue;
+          for (const uint32_t threads : {32u, 64u, 128u}) {
+            for (const uint32_t rows : {1u, 2u, 4u, 8u}) {
+              for (const uint32_t unroll : {1u, 2u}) {
+                DmmvIntdotTuning t{threads, rows, unroll};
+                t.num_cols = num_cols;
+                const std::string tuned = "moe_dmmv_intdot_tuning/" + std::string(format_name(format)) + "/" +
+                                          shape_name(s, role) + "/" + routing_name(s, tokens) + "/threads:" +
+                                          std::to_string(threads) + "/rows:" + std::to_string(rows) + "/unroll:" +
+                                          std::to_string(unroll) + "/num_cols:" + std::to_string(num_cols);
+                benchmarks.add(tuned, [=](BenchEnv& env) {
+                  return moe_dmmv_case(env, format, role, tokens, {std::nullopt, std::nullopt, t});
+                });
+              }
             }
           }
         }
@@ -432,7 +438,7 @@ void register_moe_benchmarks(GpuBenchmarks& benchmarks) {
         for (const uint32_t threads : {32u, 64u, 128u, 256u}) {
           for (const uint32_t rows : {1u, 2u, 4u, 8u, 16u}) {
             for (const uint32_t num_cols : {1u, 2u, 4u, 8u}) {
-              if ((tokens == 1) != (num_cols == 1) || rows * num_cols > 64) continue;
+              if ((tokens == 1 && num_cols > 1) || rows * num_cols > 64) continue;
               const MoeDmmvTuning tuning{threads, rows, num_cols};
               const std::string name = "moe_dmmv_tuning/" + std::string(format_name(format)) + "/" +
                                        shape_name(s, role) + "/" + routing_name(s, tokens) + "/threads:" +

@@ -17,7 +17,7 @@ void moe_and_ssm(ShapeSet& s, const char* moe_model, const char* ssm_model) {
   s.moe_model = moe_model;
   s.moe = moe.moe;
   s.moe_hidden = moe.hidden;
-  s.moe_tokens = {1, 64, 128};  // 128: the longest piece the engine routes at once for K = 8
+  s.moe_tokens = {1, 32, 64, 128};  // 32: the default chunk; 128: the longest piece routed at once for K = 8
   s.ssm_model = ssm_model;
   s.ssm = preset(ssm_model).ssm;
   s.ssm_tokens = {1, 64};

@@ -229,6 +229,9 @@ def test_the_mixture_of_experts_rows_are_the_runs_tokens_per_second(binary, tmp_
                                                   "--chunk-cols", "8", "--submit", "per-prompt"]),
             "moe-decode-tiny-moe": ("tiny-moe", decode),
             "moe-decode-int8-fused-tiny-moe": ("tiny-moe", fused),
+            "hybrid-prefill-chunks-int8-tiny-hybrid": ("tiny-hybrid", ["--prompt", "8", "--decode", "0", "--prefill",
+                                                                       "matmul", "--chunk-cols", "4", "--submit",
+                                                                       "per-prompt", "--dmmv-activations", "int8"]),
             "hybrid-decode-int8-fused-tiny-hybrid": ("tiny-hybrid", fused)}
     for ident, (model, extra) in runs.items():
         cmd = [str(binary), "run", "--model", model, *common, *extra, "--out", str(tmp_path / f"{ident}.json")]
@@ -239,6 +242,8 @@ def test_the_mixture_of_experts_rows_are_the_runs_tokens_per_second(binary, tmp_
     for ident, row in (("moe-prefill-tiny-moe", "prefill tiny-moe q4_k (mixture of experts), 512"),
                        ("moe-decode-tiny-moe", "decode tiny-moe q4_k (mixture of experts), float"),
                        ("moe-decode-int8-fused-tiny-moe", "decode tiny-moe q4_k (mixture of experts), int8"),
+                       ("hybrid-prefill-chunks-int8-tiny-hybrid", "prefill tiny-hybrid q4_k (mixture of experts), "
+                                                                  "Qwen3.5's hybrid, 512 tokens through matmul in"),
                        ("hybrid-decode-int8-fused-tiny-hybrid", "decode tiny-hybrid q4_k (mixture of experts), "
                                                                 "Qwen3.5's hybrid")):
         phase = row.split()[0]

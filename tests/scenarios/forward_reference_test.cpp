@@ -143,8 +143,8 @@ std::vector<ForwardCase> cases() {
   }
   // int8 DMMV inputs where the build and the device have integer dot products (the suite
   // asserts elsewhere, dmmv_intdot_test, that a build without them refuses the axis). The
-  // matmul prefill stays float, so its case checks the mixed stream against the int8 reference
-  // within the same tolerance.
+  // matmul prefill's dense projections stay float, so its cases check the mixed stream against
+  // the int8 reference within the same tolerance.
   if (find_kernel("quantize_x") != nullptr) {
     for (const char* model : {"tiny-dense", "tiny-llama", "tiny-hybrid", "tiny-moe", "tiny-gemma"}) {
       for (auto prefill : {PrefillStrategy::DecodeLoop, PrefillStrategy::Batched}) {
@@ -152,6 +152,11 @@ std::vector<ForwardCase> cases() {
       }
     }
     list.push_back({"tiny-dense", PrefillStrategy::Matmul, BarrierPolicy::Ledger, 4, DmmvActivations::Int8});
+    // The matmul prefill's gate and up experts on int8 inputs where an expert serves few
+    // assignments (chunk_gate_up_int8): tiny-moe (8 experts, top 2) in chunks of 4, 1 a expert;
+    // tiny-hybrid (16, top 4) in chunks of 8, 2 a expert.
+    list.push_back({"tiny-moe", PrefillStrategy::Matmul, BarrierPolicy::Ledger, 4, DmmvActivations::Int8});
+    list.push_back({"tiny-hybrid", PrefillStrategy::Matmul, BarrierPolicy::Ledger, 8, DmmvActivations::Int8});
     list.push_back({"tiny-dense", PrefillStrategy::Batched, BarrierPolicy::Global, 32, DmmvActivations::Int8});
     // ffn_down's 8448 inputs in Q4_K and Q8_0 (the formats of the int8 matrix kernel): its piece
     // of 8 columns with K split across workgroups, where the device has that kernel (the
@@ -183,15 +188,19 @@ std::vector<ForwardCase> cases() {
 
 INSTANTIATE_TEST_SUITE_P(TinyModels, ForwardReferenceTest, ::testing::ValuesIn(cases()));
 
-// Decode kernel names, counted.
-// Decode ops counted by kernel name, or with `labels` by the forward pass's label of each.
-std::map<std::string, int> decode_kernels(const RunConfig& run, bool labels = false) {
+// The decode (or the prefill) stream's ops counted by kernel name, or with `labels` by the
+// forward pass's label of each.
+std::map<std::string, int> stream_kernels(const RunConfig& run, bool prefill, bool labels) {
   PipelineSet pipelines(device(), nullptr);
   ModelSession session(device(), pipelines, transfer(), run, ModelSession::sizes_for(preset(run.model), {run}));
   RunExecutor executor(device(), pipelines, session, run);
   std::map<std::string, int> count;
-  for (const Op& op : executor.ops(false)) ++count[labels ? op.label : op.kernel->name];
+  for (const Op& op : executor.ops(prefill)) ++count[labels ? op.label : op.kernel->name];
   return count;
+}
+
+std::map<std::string, int> decode_kernels(const RunConfig& run, bool labels = false) {
+  return stream_kernels(run, false, labels);
 }
 
 // A Gated DeltaNet's four input projections read the same norm: q/k/v, z, beta and alpha run as
@@ -318,6 +327,29 @@ TEST(Placement, MoeDecodeRunsItsExpertsOnInt8InputsAndTheirSwigluInGateAndUp) {
   EXPECT_EQ(norm_writers, layers * steps);  // the attention output projections
   EXPECT_GE(rms_readers, layers * steps);   // the routers (and the first layer's q/k/v)
   EXPECT_EQ(kernels(norms, "moe_dmmv_intdot_", true), layers * steps);
+}
+
+// A matmul prefill chunk's gate and up experts take the integer-dot DMMV where an expert serves
+// at most 2 assignments on average (C * K / E; tiny-moe: 8 experts, top 2), down never; and only
+// where the run asked for int8 inputs.
+TEST(Placement, MatmulChunkGateUpTakeTheInt8DmmvWhereAnExpertServesFew) {
+  if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
+    GTEST_SKIP() << "no integer-dot path here";
+  }
+  RunConfig run = config_for({"tiny-moe", PrefillStrategy::Matmul, BarrierPolicy::Ledger, 8, DmmvActivations::Int8});
+  const int layers = static_cast<int>(preset(run.model).n_layers);
+  const auto int8_experts = [&](uint32_t prompt, uint32_t chunk) {
+    run.prompt_tokens = prompt;
+    run.forward.chunk_cols = chunk;
+    int n = 0;
+    for (const auto& [name, k] : stream_kernels(run, true, false)) n += name.starts_with("moe_dmmv_intdot_") ? k : 0;
+    return n;
+  };
+  EXPECT_EQ(int8_experts(16, 8), 2 * 2 * layers);  // 2 a expert: two chunks of gate and up
+  EXPECT_EQ(int8_experts(16, 4), 4 * 2 * layers);  // 1
+  EXPECT_EQ(int8_experts(12, 12), 0);              // 3
+  run.forward.dmmv_activations = DmmvActivations::Float;
+  EXPECT_EQ(int8_experts(16, 8), 0);
 }
 
 // A Gated DeltaNet's output norm writes the int8 input its output projection reads: in an int8

@@ -3,8 +3,9 @@
 // back to floats): the shared check of moe_projection_check.h with the tolerance of the float
 // expert DMMV, |gpu - ref| <= 2e-5 sum_k |w_k xhat_k| + 1e-6, so a wrong column, expert, row
 // or scale fails it. Q4_K, Q8_0 and Q6_K; gate/up (input column = the token) and down (= the
-// assignment); decode and a 13-token prefill whose experts take several passes of NUM_COLS;
-// rows that are not a multiple of the workgroup's; expert slices; unselected experts NaN.
+// assignment); decode and a 13-token prefill whose experts take several passes (of one
+// assignment, the engine's, and of 4 and 8); rows that are not a multiple of the workgroup's;
+// expert slices; unselected experts NaN.
 // Then decode's routing, gate and up with the SwiGLU in one op (moe_dmmv_intdot_glu_op): the
 // routes and work list it writes against the reference top-k and grouping, and act's int8 form
 // against silu(gate) * up of the reference, within half a quantization step.
@@ -40,6 +41,7 @@ void PrintTo(const MoeIntdotCase& c, std::ostream* os) {
       << " K=" << c.top_k << " C=" << c.ncols << " pool=" << c.pool << " " << c.rows << "x" << c.cols;
   if (c.slice_experts) *os << " slices of " << c.slice_experts;
   *os << " threads " << c.tuning.threads << " rows " << c.tuning.rows << " unroll " << c.tuning.unroll;
+  if (c.tuning.num_cols) *os << " passes of " << c.tuning.num_cols;
 }
 
 // The activations d * q that quantize_x writes for x's columns, at x's stride.
@@ -84,14 +86,23 @@ TEST_P(MoeDmmvIntdotTest, MatchesTheReferenceOnTheQuantizedActivations) {
   }
 }
 
+// The engine's shape with passes of `n` assignments (the benchmarks' sweep runs them).
+DmmvIntdotTuning passes_of(uint32_t n) {
+  DmmvIntdotTuning t;
+  t.num_cols = n;
+  return t;
+}
+
 std::vector<MoeIntdotCase> cases() {
   std::vector<MoeIntdotCase> list;
   for (WeightFormat f : {WeightFormat::Q4_K, WeightFormat::Q8_0}) {
     list.push_back({f, MoeInput::Token, 16, 4, 1, 12, 21, 512});           // decode
     list.push_back({f, MoeInput::Assignment, 16, 4, 1, 12, 37, 256});      // decode's down
-    list.push_back({f, MoeInput::Token, 8, 3, 13, 6, 37, 256});            // passes of 8
-    list.push_back({f, MoeInput::Assignment, 8, 3, 13, 6, 37, 512});       // passes of 8, 2 blocks
-    list.push_back({f, MoeInput::Token, 8, 2, 3, 6, 19, 256});             // passes of 4, one short
+    list.push_back({f, MoeInput::Token, 8, 3, 13, 6, 37, 256});            // the engine's passes of 1
+    list.push_back({f, MoeInput::Assignment, 8, 3, 13, 6, 37, 512});       // the same, 2 blocks
+    list.push_back({f, MoeInput::Token, 8, 3, 13, 6, 37, 256, 0, passes_of(8)});
+    list.push_back({f, MoeInput::Assignment, 8, 3, 13, 6, 37, 512, 0, passes_of(8)});
+    list.push_back({f, MoeInput::Token, 8, 2, 3, 6, 19, 256, 0, passes_of(4)});  // one short
     list.push_back({f, MoeInput::Token, 16, 2, 6, 14, 40, 256, 3});        // expert slices
     list.push_back({f, MoeInput::Assignment, 16, 4, 1, 12, 21, 768, 0, {64, 4, 1, 0}});  // another shape
   }
@@ -200,11 +211,15 @@ INSTANTIATE_TEST_SUITE_P(Formats, MoeGluIntdotTest,
 TEST(MoeDmmvIntdotOps, RefusesWhatTheKernelCannotServe) {
   EXPECT_EQ(moe_dmmv_intdot_kernel_name(WeightFormat::F16), nullptr);
   EXPECT_FALSE(moe_dmmv_intdot_supported(device().info(), WeightFormat::F16));
-  EXPECT_EQ(moe_intdot_num_cols(1), 1u);
-  EXPECT_EQ(moe_intdot_num_cols(3), 4u);
-  EXPECT_EQ(moe_intdot_num_cols(64), 8u);
-  EXPECT_EQ(moe_dmmv_intdot_tuning(WeightFormat::Q4_K, 8, 2048).chunk, 64u);  // the kernel's chunk
-  EXPECT_EQ(moe_dmmv_intdot_tuning(WeightFormat::Q8_0, 1, 2048).chunk, 16u);
+  EXPECT_EQ(moe_dmmv_intdot_tuning(WeightFormat::Q4_K, 8, 2048, 64).chunk, 64u);  // the kernel's chunk
+  EXPECT_EQ(moe_dmmv_intdot_tuning(WeightFormat::Q8_0, 1, 2048, 1).chunk, 16u);
+  // Decode's shapes differ by format; a chunk's are one (32 threads of 4 rows).
+  EXPECT_EQ(moe_dmmv_intdot_tuning(WeightFormat::Q8_0, 1, 2048, 1).threads, 64u);
+  for (WeightFormat f : {WeightFormat::Q4_K, WeightFormat::Q8_0, WeightFormat::Q6_K}) {
+    const DmmvIntdotTuning t = moe_dmmv_intdot_tuning(f, 1, 2048, 32);
+    EXPECT_EQ(t.threads, 32u) << format_name(f);
+    EXPECT_EQ(t.rows, 4u) << format_name(f);
+  }
 
   const MoeShape shape{8, 2};
   RoutingBuffers rb = make_routing(shape, 4);
@@ -228,6 +243,8 @@ TEST(MoeDmmvIntdotOps, RefusesWhatTheKernelCannotServe) {
   // Down reads C*K = 8 columns; a quantized x of 4 is short.
   refused(problem, quantized_x_in(TensorView::whole(any), 256, 4, limits), {}, "must hold 8 columns");
   refused(problem, quantized_x_in(TensorView::whole(any), 256, 8, limits), {32, 2, 1, 32}, "first chunk");
+  DmmvIntdotTuning three = passes_of(3);
+  refused(problem, quantized_x_in(TensorView::whole(any), 256, 8, limits), three, "must be 1, 2, 4 or 8");
 }
 
 }  // namespace
