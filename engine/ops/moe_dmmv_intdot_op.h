@@ -46,14 +46,14 @@ bool moe_dmmv_intdot_supported(const DeviceInfo& info, WeightFormat format);
 // serves C * K / E of a chunk's assignments on average (2 at 32 tokens of qwen3-30b-a3b, 1 of
 // qwen35-35b-a3b), so wider passes mostly compute copies. On an H200 at qwen3-30b-a3b's Q4_K
 // experts, gate at 32 tokens took 53.6 us in passes of 1 and 201 us in passes of 8; at 128
-// tokens passes of 2 were within 4% of passes of 1 (docs/GPU_FIGURES.md). tuning.num_cols
+// tokens passes of 2 were at most 4% faster than passes of 1 (docs/GPU_FIGURES.md). tuning.num_cols
 // overrides it (the benchmarks' sweep).
 inline constexpr uint32_t kMoeIntdotNumCols = 1;
 
 // The workgroup shape the engine takes for `tokens` tokens: in decode (one token) at one column
 // the shapes measured for experts there (see the source), in a chunk at one column 32 threads of
-// 4 rows (the sweep's fastest for every format and role at 32 and 64 tokens, up to 2x the
-// decode shapes), else the dense kernel's default for that many columns
+// 4 rows (the sweep's fastest, or within 7% of it, for every format and role at 32 and 64
+// tokens), else the dense kernel's default for that many columns
 // (default_dmmv_intdot_tuning); always in the format's first chunk (Q4_K 64 weights, Q8_0 16,
 // Q6_K its one), the one the expert kernels are built with.
 DmmvIntdotTuning moe_dmmv_intdot_tuning(WeightFormat format, uint32_t num_cols, uint32_t cols, uint32_t tokens);
