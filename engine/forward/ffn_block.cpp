@@ -63,24 +63,27 @@ bool experts_int8(const ForwardContext& f, const DeviceTensor& w, const Chunk& c
 }
 
 // The most assignments an expert may serve on average (C * K / E) for a matmul prefill chunk's
-// gate and up experts to take the integer-dot DMMV instead of the tiled matmul. A DMMV pass
-// reads the expert's rows for one assignment; the matmul's chain of K steps costs the same for
-// 1 as for 32 and dominates a chunk where most experts serve one or two. Gate and up, ms per
-// 512-token prefill on an H200 (docs/GPU_FIGURES.md), DMMV against matmul: qwen35-35b-a3b
-// (256 experts, top 8) 64 / 179 at 1 a expert, 49 / 125 at 2, 42 / 67 at 4; qwen3-30b-a3b
-// (128, top 8) 115 / 129 at 2, 109 / 74 at 4. Down (rows of 512 or 768 inputs, few K steps)
-// stays on the matmul: its DMMV was slower at every chunk (91 / 85 ms at 1 a expert).
+// experts to take the integer-dot DMMV instead of the tiled matmul. A DMMV pass reads the
+// expert's rows for one assignment; the matmul's chain of K steps costs the same for 1 as for 32
+// and dominates a chunk where most experts serve one or two. Ms per 512-token prefill on an H200
+// (docs/GPU_FIGURES.md), DMMV against matmul. Gate and up: qwen35-35b-a3b (256 experts, top 8)
+// 64 / 179 at 1 a expert, 49 / 125 at 2, 42 / 67 at 4; qwen3-30b-a3b (128, top 8) 115 / 129 at 2,
+// 109 / 74 at 4. Down, in row teams (moe_dmmv_intdot_tuning): qwen35-35b-a3b 31.0 / 84.9 at 1,
+// qwen3-30b-a3b 58.7 / 48.3 at 2 (qwen35-35b-a3b won at 2, +21% prefill tok/s in chunks of 64,
+// but one loss is enough to keep down to 1).
 constexpr double kExpertDmmvMostPerExpert = 2;
+constexpr double kExpertDownDmmvMostPerExpert = 1;
 
-// Whether a matmul prefill chunk of `tokens` tokens runs the gate or up experts `w` through
-// the integer-dot DMMV: the run asked for int8 inputs (dmmv_activations int8; the dense
-// projections stay on the matmul), an expert serves few assignments (above) and the kernel
-// runs here.
-bool chunk_gate_up_int8(const ForwardContext& f, const DeviceTensor& w, const Chunk& chunk, uint32_t tokens) {
+// Whether a matmul prefill chunk of `tokens` tokens runs the experts `w` (gate or up: input
+// per token; down: per assignment) through the integer-dot DMMV: the run asked for int8 inputs
+// (dmmv_activations int8; the dense projections stay on the matmul), an expert serves few
+// assignments (above) and the kernel runs here.
+bool chunk_experts_int8(const ForwardContext& f, const DeviceTensor& w, const Chunk& chunk, uint32_t tokens,
+                        MoeInput input) {
   const MoeShape& m = f.config().moe;
+  const double most = input == MoeInput::Token ? kExpertDmmvMostPerExpert : kExpertDownDmmvMostPerExpert;
   return chunk.prefill && f.options.prefill == PrefillStrategy::Matmul && tokens > 1 &&
-         f.options.dmmv_activations == DmmvActivations::Int8 &&
-         double(tokens) * m.top_k <= kExpertDmmvMostPerExpert * m.n_experts &&
+         f.options.dmmv_activations == DmmvActivations::Int8 && double(tokens) * m.top_k <= most * m.n_experts &&
          has_integer_dot_path(w.spec.format, static_cast<uint32_t>(w.spec.cols)) &&
          moe_dmmv_intdot_supported(f.device, w.spec.format);
 }
@@ -149,8 +152,8 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& c
       if (!chunk.prefill && tokens.count == 1) e.last_moe_acc = MoeAccRecord{acc, routing, e.ops().size() - 1, down};
     };
     // A prefill chunk through the matmul strategy takes the experts' tiled matmul on the matrix
-    // units (where the device and the format have them), but for gate and up on int8 inputs
-    // where an expert serves few assignments (chunk_gate_up_int8); elsewhere, and in decode,
+    // units (where the device and the format have them), but on int8 inputs where an expert
+    // serves few assignments (chunk_experts_int8); elsewhere, and in decode,
     // the expert DMMV, on int8 inputs where experts_int8 says (their quantization is the norm's
     // or the SwiGLU's own where those wrote it, else a quantize_x). The scalar form of the
     // experts' matmul measured slower than the DMMV on an H200 (docs/GPU_FIGURES.md), so the
@@ -162,7 +165,7 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& c
       const MoeDmmvProblem p{w.spec.format, w.view(), ForwardContext::columns(x, in, x_cols),
                              ForwardContext::columns(y, rows, assignments), m, rows, in, tokens.count,
                              x.stride, y.stride, input};
-      const bool chunk_int8 = input == MoeInput::Token && chunk_gate_up_int8(f, w, chunk, tokens.count);
+      const bool chunk_int8 = chunk_experts_int8(f, w, chunk, tokens.count, input);
       if (f.options.prefill == PrefillStrategy::Matmul && tokens.count > 1 && !chunk_int8) {
         const MatmulChoice matmul = choose_moe_matmul(f.device, p.format, f.options.allow_coopmat);
         if (matmul.coopmat) return moe_matmul_ops(p, routing, f.limits, matmul);

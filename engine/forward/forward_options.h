@@ -60,8 +60,8 @@ struct ForwardOptions {
   bool skip_dead_work = false;  // skip the tail and the last layer's unread work for
                                 // non-terminal prompt tokens
   bool allow_coopmat = true;    // matmul and the int8 DMMV of several columns may use cooperative matrix where available
-  // The matmul prefill stays float, but for the gate and up experts of chunks where an expert
-  // serves few assignments (ffn_block.cpp, chunk_gate_up_int8).
+  // The matmul prefill stays float, but for the experts of chunks where an expert serves few
+  // assignments (ffn_block.cpp, chunk_experts_int8).
   DmmvActivations dmmv_activations = DmmvActivations::Float;
   Placement norm_placement = Placement::Dispatch;
   Placement glu_placement = Placement::Dispatch;

@@ -59,6 +59,9 @@ struct DmmvIntdotTuning {
   DmmvCoopmatTuning matrix;  // which pieces run on the matrix units instead, and their shape
   DmmvInt8MatTuning int8_matrix;  // which pieces take the int8 matrix kernel, and its shape
   uint32_t num_cols = 0;  // the experts' kernel only: assignments per pass; 0 = kMoeIntdotNumCols
+  // The experts' kernel only: invocations per row team, each team its own `rows` rows (a power
+  // of two dividing threads); 0 = the engine's (moe_dmmv_intdot_tuning), threads = one team.
+  uint32_t lanes = 0;
 };
 
 // Rows of more inputs than this are wide (ffn_down: 14336 inputs in llama3-8b, 12288 in

@@ -37,22 +37,44 @@ bool moe_dmmv_intdot_supported(const DeviceInfo& info, WeightFormat format) {
   return name != nullptr && find_kernel(name) != nullptr && dmmv_intdot_supported(info, format);
 }
 
+DmmvIntdotTuning row_teams(uint32_t threads, uint32_t rows, uint32_t unroll, uint32_t lanes) {
+  DmmvIntdotTuning t{threads, rows, unroll};
+  t.lanes = lanes;
+  return t;
+}
+
 // Decode, one column: the moe_dmmv_intdot_tuning sweep on an H200 at qwen3-30b-a3b's experts
 // (gate 768 x 2048, down 2048 x 768; docs/GPU_FIGURES.md). The dense shapes fit Q4_K's gate
-// (6.93 us at 32 threads x 2 rows x unroll 2), but a down row of 768 inputs is 12 chunks of 64
-// for 32 threads: 4 rows with no unroll took 8.60 against 9.96 us. Q8_0's dense shape, 128
-// threads on one row, was slower than 64 x 2 x 1 on both (gate 8.69 -> 7.61 us, down 14.19 ->
-// 9.06). A chunk: the same sweep at 32 and 64 tokens (Q4_K, Q6_K and Q8_0; threads 8 to 128,
+// (6.93 us at 32 threads x 2 rows x unroll 2). Q8_0's dense shape, 128 threads on one row, was
+// slower than 64 x 2 x 1 (gate 8.69 -> 7.61 us). A chunk: the same sweep at 32 and 64 tokens (Q4_K, Q6_K and Q8_0; threads 8 to 128,
 // rows 1 to 8) put 32 threads of 4 rows first or within 7% of the first for every format and
 // role.
+//
+// Rows of fewer than 2048 inputs (down's: 768 in qwen3-30b-a3b, 512 in qwen35-35b-a3b) are few
+// chunks (Q4_K 12 of 64 weights at 768), and one team of 32 left most of its invocations idle:
+// they take row teams (DmmvIntdotTuning::lanes), from the same sweep with teams of 4 to 128
+// lanes (down 2048 x 768, us): Q4_K in a chunk of 32 tokens 104.5 -> 52.2 (teams of 4, 2 rows
+// each), at 64 196.3 -> 91.7, in decode 9.07 -> 6.9 (teams of 8); Q6_K 111.7 -> 73.1 and 8.8 ->
+// 7.4 (teams of 8); Q8_0 79.9 -> 61.8 (teams of 16 of 4 rows) and 9.0 -> 7.3 (64 threads in teams
+// of 16). Gate's rows of 2048 (32 to 128 chunks) kept one team: row teams were no faster there.
 DmmvIntdotTuning moe_dmmv_intdot_tuning(WeightFormat format, uint32_t num_cols, uint32_t cols, uint32_t tokens) {
   DmmvIntdotTuning t = default_dmmv_intdot_tuning(format, num_cols, cols);
-  if (num_cols == 1 && format == WeightFormat::Q4_K && cols < 2048) t = {32, 4, 1};
   if (num_cols == 1 && format == WeightFormat::Q8_0) t = {64, 2, 1};
   if (num_cols == 1 && tokens > 1) t = {32, 4, 1};
+  if (num_cols == 1 && cols < 2048) {
+    const bool chunk = tokens > 1;
+    if (format == WeightFormat::Q4_K) t = row_teams(32, 2, 1, chunk ? 4 : 8);
+    if (format == WeightFormat::Q6_K) t = row_teams(32, 2, 1, 8);
+    if (format == WeightFormat::Q8_0) t = chunk ? row_teams(32, 4, 1, 16) : row_teams(64, 2, 1, 16);
+  }
   t.chunk = first_chunk(format);
   t.matrix = {};
   return t;
+}
+
+uint32_t moe_intdot_lanes(const DmmvIntdotTuning& requested, const DmmvIntdotTuning& engine, uint32_t threads) {
+  if (requested.lanes) return requested.lanes;
+  return requested.threads || !engine.lanes ? threads : engine.lanes;
 }
 
 std::vector<Op> moe_dmmv_intdot_ops(const MoeDmmvProblem& p, const QuantizedX& x, const MoeRouting& routing,
@@ -74,13 +96,18 @@ std::vector<Op> moe_dmmv_intdot_ops(const MoeDmmvProblem& p, const QuantizedX& x
   require(num_cols == 1 || num_cols == 2 || num_cols == 4 || num_cols == 8,
           "assignments per pass (tuning.num_cols) must be 1, 2, 4 or 8; got " + std::to_string(num_cols));
   const DmmvIntdotTuning d = moe_dmmv_intdot_tuning(p.format, num_cols, p.cols, p.ncols);
-  const DmmvIntdotTuning t{requested.threads ? requested.threads : d.threads, requested.rows ? requested.rows : d.rows,
-                           requested.unroll ? requested.unroll : d.unroll, requested.chunk ? requested.chunk : d.chunk};
+  DmmvIntdotTuning t{requested.threads ? requested.threads : d.threads, requested.rows ? requested.rows : d.rows,
+                     requested.unroll ? requested.unroll : d.unroll, requested.chunk ? requested.chunk : d.chunk};
+  t.lanes = moe_intdot_lanes(requested, d, t.threads);
   require(t.threads >= 8 && t.threads % 8 == 0 && t.threads <= 1024 && t.rows >= 1 && t.rows <= 8 &&
               t.unroll >= 1 && t.unroll <= 4 && t.chunk == first_chunk(p.format),
           "tuning needs threads a multiple of 8 up to 1024, rows 1..8, unroll 1..4 and the format's first chunk (" +
               std::to_string(first_chunk(p.format)) + ")");
-  const uint32_t row_blocks = ceil_div(p.rows, t.rows);
+  require(std::has_single_bit(t.lanes) && t.lanes <= t.threads,
+          "lanes (invocations per row team) must be a power of two up to the " + std::to_string(t.threads) +
+              " threads; got " + std::to_string(t.lanes));
+  const uint32_t rows_per_group = t.rows * (t.threads / t.lanes);
+  const uint32_t row_blocks = ceil_div(p.rows, rows_per_group);
   require(row_blocks <= kMaxGroupsX, "more than 65535 row blocks");
 
   const AlignedWindow xq = aligned_window(x.quants, 0, uint64_t(x_cols) * p.cols, limits);
@@ -93,7 +120,8 @@ std::vector<Op> moe_dmmv_intdot_ops(const MoeDmmvProblem& p, const QuantizedX& x
       .set(1, static_cast<int32_t>(p.input))
       .set(2, static_cast<int32_t>(t.threads))
       .set(3, static_cast<int32_t>(t.rows))
-      .set(5, static_cast<int32_t>(t.unroll));
+      .set(5, static_cast<int32_t>(t.unroll))
+      .set(9, static_cast<int32_t>(t.lanes));
   op.groups = {row_blocks, moe_item_capacity(p.shape, p.ncols), 1};
   op.label = "moe_dmmv_intdot";
   return moe_expert_slice_ops(p, routing, limits, expert_bytes, op, {xq.view.read(), xs.view.read()}, y.view.write(),

@@ -58,13 +58,22 @@ inline constexpr uint32_t kMoeIntdotNumCols = 1;
 // Q6_K its one), the one the expert kernels are built with.
 DmmvIntdotTuning moe_dmmv_intdot_tuning(WeightFormat format, uint32_t num_cols, uint32_t cols, uint32_t tokens);
 
+// `threads` invocations in row teams of `lanes`, `rows` rows a team (DmmvIntdotTuning::lanes).
+DmmvIntdotTuning row_teams(uint32_t threads, uint32_t rows, uint32_t unroll, uint32_t lanes);
+
+// The row-team width (DmmvIntdotTuning::lanes) a requested shape runs with, `engine` the
+// engine's shape for the problem: the request's lanes, else one team of its threads where it
+// names threads, else the engine's (one team of its threads where that has none).
+uint32_t moe_intdot_lanes(const DmmvIntdotTuning& requested, const DmmvIntdotTuning& engine, uint32_t threads);
+
 // The ops computing `problem` from its input columns quantized into `x` (problem.x and
 // x_stride are not read): one op per expert slice, as moe_dmmv_ops, each dispatching
-// ceil(rows / tuning.rows) row blocks x min(E, C*K) items. `tuning` zeros take
+// ceil(rows / (tuning.rows x row teams)) row blocks x min(E, C*K) items. `tuning` zeros take
 // moe_dmmv_intdot_tuning. Throws UsageError for a format without the kernel, a kernel not
 // compiled in, an `x` of other cols, fewer columns than the problem reads or a deferred RMS,
 // a tuning the kernel cannot run (chunk other than the format's first, passes other than 1,
-// 2, 4 or 8 assignments), or what check_moe_problem rejects.
+// 2, 4 or 8 assignments, lanes not a power of two up to threads), or what check_moe_problem
+// rejects.
 std::vector<Op> moe_dmmv_intdot_ops(const MoeDmmvProblem& problem, const QuantizedX& x, const MoeRouting& routing,
                                     const BindingLimits& limits, const DmmvIntdotTuning& tuning = {});
 

@@ -28,9 +28,10 @@ std::string problem_refusal(const MoeDmmvProblem& down, const DmmvIntdotTuning& 
     return "it takes one token's down projection (input per assignment), rows a multiple of 32 (" +
            std::to_string(down.rows) + ")";
   }
-  if (t.threads % kBlock != 0 || kBlock % t.rows != 0) {
-    return "the shape (" + std::to_string(t.threads) + " invocations, " + std::to_string(t.rows) +
-           " rows) must be whole teams of 32 with rows dividing 32";
+  const uint32_t lanes = t.lanes ? t.lanes : t.threads;
+  if (t.threads % kBlock != 0 || lanes == 0 || t.threads % lanes != 0 || kBlock % (t.rows * (t.threads / lanes)) != 0) {
+    return "the shape (" + std::to_string(t.threads) + " invocations in row teams of " + std::to_string(lanes) + ", " +
+           std::to_string(t.rows) + " rows a team) must be whole teams of 32 with a workgroup's rows dividing 32";
   }
   return {};
 }
@@ -50,12 +51,16 @@ const char* moe_down_acc_norm_kernel_name(WeightFormat format) {
 // K = 8; docs/GPU_FIGURES.md): 8 rows a workgroup, where the plain down takes 4 (Q4_K) or 2
 // (Q8_0), so a block waits for 4 workgroups of each expert instead of 8 or 16. Q4_K 11.8 ->
 // 11.2 us (32 x 8, unroll 2), Q8_0 15.7 -> 11.9 (64 x 8 x 2), Q6_K 19.0 -> 12.5 (32 x 8 x 1),
-// against the plain down's 8.6, 9.1 and 12.3 us and moe_acc_norm's 3.25 after it.
+// against the plain down's 8.6, 9.1 and 12.3 us and moe_acc_norm's 3.25 after it. Then with row
+// teams (moe_dmmv_intdot_tuning says why): Q4_K 10.5 -> 9.2 us in 128 threads of teams of 16 lanes,
+// 2 rows a team (16 rows a workgroup, so a block still waits for 2 workgroups of each expert).
 DmmvIntdotTuning moe_down_acc_norm_tuning(WeightFormat format, uint32_t cols) {
   DmmvIntdotTuning t = moe_dmmv_intdot_tuning(format, 1, cols, 1);
-  if (format == WeightFormat::Q4_K) t = {32, 8, 2, t.chunk};
-  if (format == WeightFormat::Q8_0) t = {64, 8, 2, t.chunk};
-  if (format == WeightFormat::Q6_K) t = {32, 8, 1, t.chunk};
+  const uint32_t chunk = t.chunk;
+  if (format == WeightFormat::Q4_K) t = row_teams(128, 2, 2, 16);
+  if (format == WeightFormat::Q8_0) t = {64, 8, 2};
+  if (format == WeightFormat::Q6_K) t = {32, 8, 1};
+  t.chunk = chunk;
   return t;
 }
 
@@ -71,8 +76,9 @@ Op moe_down_acc_norm_op(const MoeDmmvProblem& down, const QuantizedX& x, const M
                         const BindingLimits& limits, const DmmvIntdotTuning& requested) {
   // The kernel, problem and shape checks; the device's are the caller's (moe_down_acc_norm_refusal).
   const DmmvIntdotTuning d = moe_down_acc_norm_tuning(down.format, down.cols);
-  const DmmvIntdotTuning t{requested.threads ? requested.threads : d.threads, requested.rows ? requested.rows : d.rows,
-                           requested.unroll ? requested.unroll : d.unroll, d.chunk};
+  DmmvIntdotTuning t{requested.threads ? requested.threads : d.threads, requested.rows ? requested.rows : d.rows,
+                     requested.unroll ? requested.unroll : d.unroll, d.chunk};
+  t.lanes = moe_intdot_lanes(requested, d, t.threads);
   const std::string refusal = problem_refusal(down, t);
   require(refusal.empty(), refusal);
   require(acc.ncols == 1 && acc.n == down.rows && acc.shape.top_k == down.shape.top_k &&

@@ -341,11 +341,18 @@ void register_moe_benchmarks(GpuBenchmarks& benchmarks) {
           };
           add_acc_norm("moe_dmmv_intdot_acc_norm/" + acc_norm, {});
           for (const uint32_t threads : {32u, 64u, 128u}) {
-            for (const uint32_t rows : {2u, 4u, 8u}) {
+            for (const uint32_t rows : {1u, 2u, 4u, 8u}) {
               for (const uint32_t unroll : {1u, 2u}) {
-                add_acc_norm("moe_dmmv_intdot_acc_norm_tuning/" + acc_norm + "/threads:" + std::to_string(threads) +
-                                 "/rows:" + std::to_string(rows) + "/unroll:" + std::to_string(unroll),
-                             {threads, rows, unroll});
+                for (const uint32_t lanes : {4u, 8u, 16u, 32u, 64u, 128u}) {
+                  // Rows teams of `lanes` whose rows a workgroup still divide a block of 32.
+                  if (lanes > threads || 32 % (rows * (threads / lanes)) != 0) continue;
+                  DmmvIntdotTuning t{threads, rows, unroll};
+                  t.lanes = lanes;
+                  add_acc_norm("moe_dmmv_intdot_acc_norm_tuning/" + acc_norm + "/threads:" + std::to_string(threads) +
+                                   "/rows:" + std::to_string(rows) + "/unroll:" + std::to_string(unroll) +
+                                   (lanes < threads ? "/lanes:" + std::to_string(lanes) : std::string()),
+                               t);
+                }
               }
             }
           }
@@ -362,15 +369,22 @@ void register_moe_benchmarks(GpuBenchmarks& benchmarks) {
           for (const uint32_t threads : {32u, 64u, 128u}) {
             for (const uint32_t rows : {1u, 2u, 4u, 8u}) {
               for (const uint32_t unroll : {1u, 2u}) {
-                DmmvIntdotTuning t{threads, rows, unroll};
-                t.num_cols = num_cols;
-                const std::string tuned = "moe_dmmv_intdot_tuning/" + std::string(format_name(format)) + "/" +
-                                          shape_name(s, role) + "/" + routing_name(s, tokens) + "/threads:" +
-                                          std::to_string(threads) + "/rows:" + std::to_string(rows) + "/unroll:" +
-                                          std::to_string(unroll) + "/num_cols:" + std::to_string(num_cols);
-                benchmarks.add(tuned, [=](BenchEnv& env) {
-                  return moe_dmmv_case(env, format, role, tokens, {std::nullopt, std::nullopt, t});
-                });
+                // Row teams narrower than the workgroup at the engine's passes of one: rows of
+                // few chunks (down's) leave most of a whole-workgroup team idle.
+                for (const uint32_t lanes : {4u, 8u, 16u, 32u, 64u, 128u}) {
+                  if (lanes > threads || (lanes < threads && num_cols != 1)) continue;
+                  DmmvIntdotTuning t{threads, rows, unroll};
+                  t.num_cols = num_cols;
+                  t.lanes = lanes;
+                  const std::string tuned =
+                      "moe_dmmv_intdot_tuning/" + std::string(format_name(format)) + "/" + shape_name(s, role) + "/" +
+                      routing_name(s, tokens) + "/threads:" + std::to_string(threads) + "/rows:" +
+                      std::to_string(rows) + "/unroll:" + std::to_string(unroll) + "/num_cols:" +
+                      std::to_string(num_cols) + (lanes < threads ? "/lanes:" + std::to_string(lanes) : std::string());
+                  benchmarks.add(tuned, [=](BenchEnv& env) {
+                    return moe_dmmv_case(env, format, role, tokens, {std::nullopt, std::nullopt, t});
+                  });
+                }
               }
             }
           }

@@ -9,13 +9,15 @@
 //                  (dmmv_intdot_input_rms.glsl)
 //   block_squares  sum of x^2 over the block
 //
-// A block's sum needs all K experts' rows of it, which K x 32 / ROWS workgroups compute. Each
+// A block's sum needs all K experts' rows of it, which K x 32 / (rows a workgroup) workgroups
+// compute. Each
 // workgroup writes its rows, then counts its arrival at the block (binding 13); the one that
 // arrives last, told by the count, reads the block's K rows back and writes the above, then
 // sets the count back to zero for the next dispatch (the binding starts zeroed). No workgroup
 // waits for another (dmmv_int8mat_body.glsl's K split and argmax_slices.comp do the same), and
 // the sum is the same whichever arrives last. One token, one binding of all experts (no
-// slices), rows a multiple of 32, ROWS dividing 32 and a workgroup of whole teams of 32
+// slices), rows a multiple of 32, a workgroup's rows (ROWS x its row teams) dividing 32 and a
+// workgroup of whole teams of 32
 // (engine/ops/moe_down_acc_norm_op.cpp checks).
 #ifndef PB_MOE_DMMV_INTDOT_ACC_NORM_GLSL
 #define PB_MOE_DMMV_INTDOT_ACC_NORM_GLSL
@@ -42,13 +44,14 @@ PB_LANE_GROUP_REDUCE(block_float_sum, float, lane_group_add, QB_SLOTS)
 
 shared bool arrived_last;
 
-// Every invocation calls it once the workgroup's rows of y are written (its barriers are uniform).
-void accumulate_when_block_done(uint first_row) {
+// Every invocation calls it once the workgroup's rows of y (group_rows from first_row on, a
+// divisor of TEAM) are written; its barriers are uniform.
+void accumulate_when_block_done(uint first_row, uint group_rows) {
   const uint block = first_row / TEAM;
   memoryBarrierBuffer();  // every invocation's rows are visible before the count says they are there
   barrier();
   if (gl_LocalInvocationIndex == 0) {
-    const uint arrivals = (TEAM / ROWS) * counter[0];  // the block's row groups of every item
+    const uint arrivals = (TEAM / group_rows) * counter[0];  // the block's workgroups of every item
     arrived_last = atomicAdd(block_arrivals[block], 1u) == arrivals - 1u;
     memoryBarrierBuffer();  // and the reads below come after the count
   }

@@ -9,12 +9,18 @@
 // INPUT_PER_ASSIGNMENT = 0: the quantized normed hidden state, C columns) and a for down (1: the
 // quantized activated expert state, C*K columns); the output column is a.
 //
-// Workgroup (row block, item): gl_WorkGroupID.x * ROWS is the first row, gl_WorkGroupID.y the
-// item. The grid is static, min(E, C*K) items; items at or past counter[0] exit at once, so a
+// Workgroup (row block, item): gl_WorkGroupID.y is the item, and the workgroup's teams of LANES
+// invocations (row_team_reduce.glsl; 0: one team of the whole workgroup) take ROWS rows each,
+// from gl_WorkGroupID.x * ROWS * teams on. The grid is static, min(E, C*K) items; items at or past counter[0] exit at once, so a
 // decode token costs K item rows, not E. Included by dmmv_intdot_body.glsl in place of its main.
 // With MOE_ACC_NORM_EPILOGUE, decode's down also adds the experts into the residual and writes
 // the next norm's int8 input (moe_dmmv_intdot_acc_norm.glsl).
 layout(constant_id = 1) const int INPUT_PER_ASSIGNMENT = 0;  // 0: x column t = a / K; 1: a
+layout(constant_id = 9) const int LANES = 0;  // invocations per row team; 0: the whole workgroup
+
+#extension GL_KHR_shader_subgroup_shuffle : require
+#include "subgroup_order.glsl"
+#include "row_team_reduce.glsl"
 
 layout(binding = 4) readonly buffer Items { uvec4 items[]; };  // (expert, count, first, 0)
 layout(binding = 5) readonly buffer Assignments { uint assignments[]; };  // grouped by expert
@@ -38,9 +44,14 @@ void main() {
   const uvec4 it = items[item];
   if (it.x < pc.expert_first || it.x - pc.expert_first >= pc.expert_count) return;
   const uint weight_row0 = (it.x - pc.expert_first) * pc.rows;  // read by DMMV_ROW
-  const uint first_row = gl_WorkGroupID.x * ROWS;
+  const uint lanes = LANES == 0 ? gl_WorkGroupSize.x : uint(LANES);
+  const uint teams = gl_WorkGroupSize.x / lanes;
+  const uint index = subgroup_major_index();
+  const uint lane = index % lanes;
+  const uint group_first_row = gl_WorkGroupID.x * ROWS * teams;
+  const uint first_row = group_first_row + (index / lanes) * ROWS;  // this team's, read by DMMV_ROW
   const uint chunks = CHUNKS_PER_ROW(pc.cols);
-  const uint step = gl_WorkGroupSize.x;
+  const uint step = lanes;
 
   for (uint done = 0; done < it.y; done += NUM_COLS) {
     const uint pass_cols = min(uint(NUM_COLS), it.y - done);
@@ -51,21 +62,22 @@ void main() {
     }
     [[unroll]] for (int i = 0; i < ROWS * NUM_COLS; ++i) acc[i] = 0.0;
 
-    uint first = gl_LocalInvocationID.x;
+    uint first = lane;
     for (; first + (UNROLL - 1) * step < chunks; first += UNROLL * step) ACCUMULATE_CHUNKS(UNROLL)
     for (; first < chunks; first += step) ACCUMULATE_CHUNKS(1)
 
-    publish_partials();  // reduce over the workgroup (row_accumulators.glsl)
-    for (uint i = gl_LocalInvocationID.x; i < ROWS * NUM_COLS; i += gl_WorkGroupSize.x) {
-      const uint r = i / NUM_COLS;
-      const uint c = i % NUM_COLS;
+    reduce_row_team(lanes);  // the team's totals in each of its lanes
+    // Lane i (mod lanes) writes total i: acc indexed by constants only, so it stays in registers.
+    [[unroll]] for (int i = 0; i < ROWS * NUM_COLS; ++i) {
+      const uint r = uint(i) / NUM_COLS;
+      const uint c = uint(i) % NUM_COLS;
       const uint row = first_row + r;
-      if (row >= pc.rows || c >= pass_cols) continue;
-      y[pc.y_offset + pass_assign[c] * pc.y_stride + row] = workgroup_total(i);
+      if (uint(i) % lanes != lane || row >= pc.rows || c >= pass_cols) continue;
+      y[pc.y_offset + pass_assign[c] * pc.y_stride + row] = acc[i];
     }
     barrier();  // partial is reused by the next pass
   }
 #ifdef MOE_ACC_NORM_EPILOGUE
-  accumulate_when_block_done(first_row);
+  accumulate_when_block_done(group_first_row, uint(ROWS) * teams);
 #endif
 }

@@ -152,9 +152,9 @@ std::vector<ForwardCase> cases() {
       }
     }
     list.push_back({"tiny-dense", PrefillStrategy::Matmul, BarrierPolicy::Ledger, 4, DmmvActivations::Int8});
-    // The matmul prefill's gate and up experts on int8 inputs where an expert serves few
-    // assignments (chunk_gate_up_int8): tiny-moe (8 experts, top 2) in chunks of 4, 1 a expert;
-    // tiny-hybrid (16, top 4) in chunks of 8, 2 a expert.
+    // The matmul prefill's experts on int8 inputs where an expert serves few assignments
+    // (chunk_experts_int8): tiny-moe (8 experts, top 2) in chunks of 4, 1 a expert (gate, up
+    // and down); tiny-hybrid (16, top 4) in chunks of 8, 2 a expert (gate and up).
     list.push_back({"tiny-moe", PrefillStrategy::Matmul, BarrierPolicy::Ledger, 4, DmmvActivations::Int8});
     list.push_back({"tiny-hybrid", PrefillStrategy::Matmul, BarrierPolicy::Ledger, 8, DmmvActivations::Int8});
     list.push_back({"tiny-dense", PrefillStrategy::Batched, BarrierPolicy::Global, 32, DmmvActivations::Int8});
@@ -330,9 +330,9 @@ TEST(Placement, MoeDecodeRunsItsExpertsOnInt8InputsAndTheirSwigluInGateAndUp) {
 }
 
 // A matmul prefill chunk's gate and up experts take the integer-dot DMMV where an expert serves
-// at most 2 assignments on average (C * K / E; tiny-moe: 8 experts, top 2), down never; and only
-// where the run asked for int8 inputs.
-TEST(Placement, MatmulChunkGateUpTakeTheInt8DmmvWhereAnExpertServesFew) {
+// at most 2 assignments on average (C * K / E; tiny-moe: 8 experts, top 2), its down experts
+// where it serves at most 1; and only where the run asked for int8 inputs.
+TEST(Placement, MatmulChunkExpertsTakeTheInt8DmmvWhereAnExpertServesFew) {
   if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
     GTEST_SKIP() << "no integer-dot path here";
   }
@@ -346,7 +346,7 @@ TEST(Placement, MatmulChunkGateUpTakeTheInt8DmmvWhereAnExpertServesFew) {
     return n;
   };
   EXPECT_EQ(int8_experts(16, 8), 2 * 2 * layers);  // 2 a expert: two chunks of gate and up
-  EXPECT_EQ(int8_experts(16, 4), 4 * 2 * layers);  // 1
+  EXPECT_EQ(int8_experts(16, 4), 4 * 3 * layers);  // 1: four chunks of gate, up and down
   EXPECT_EQ(int8_experts(12, 12), 0);              // 3
   run.forward.dmmv_activations = DmmvActivations::Float;
   EXPECT_EQ(int8_experts(16, 8), 0);

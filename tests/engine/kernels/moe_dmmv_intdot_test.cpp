@@ -42,6 +42,7 @@ void PrintTo(const MoeIntdotCase& c, std::ostream* os) {
   if (c.slice_experts) *os << " slices of " << c.slice_experts;
   *os << " threads " << c.tuning.threads << " rows " << c.tuning.rows << " unroll " << c.tuning.unroll;
   if (c.tuning.num_cols) *os << " passes of " << c.tuning.num_cols;
+  if (c.tuning.lanes) *os << " teams of " << c.tuning.lanes;
 }
 
 // The activations d * q that quantize_x writes for x's columns, at x's stride.
@@ -105,6 +106,11 @@ std::vector<MoeIntdotCase> cases() {
     list.push_back({f, MoeInput::Token, 8, 2, 3, 6, 19, 256, 0, passes_of(4)});  // one short
     list.push_back({f, MoeInput::Token, 16, 2, 6, 14, 40, 256, 3});        // expert slices
     list.push_back({f, MoeInput::Assignment, 16, 4, 1, 12, 21, 768, 0, {64, 4, 1, 0}});  // another shape
+    // Row teams: narrower than a subgroup here and elsewhere (shuffles), and wider than
+    // lavapipe's (its subgroups' sums through shared memory), with rows left over at the end.
+    list.push_back({f, MoeInput::Assignment, 8, 3, 13, 6, 37, 512, 0, row_teams(32, 4, 1, 4)});
+    list.push_back({f, MoeInput::Token, 8, 3, 13, 6, 37, 256, 0, row_teams(32, 2, 2, 8)});
+    list.push_back({f, MoeInput::Assignment, 16, 4, 1, 12, 21, 768, 0, row_teams(64, 1, 1, 16)});
   }
   // Q6_K experts are whole groups of 8 rows (engine/quant/device_layout.h).
   list.push_back({WeightFormat::Q6_K, MoeInput::Token, 16, 4, 1, 12, 24, 512});
@@ -245,6 +251,10 @@ TEST(MoeDmmvIntdotOps, RefusesWhatTheKernelCannotServe) {
   refused(problem, quantized_x_in(TensorView::whole(any), 256, 8, limits), {32, 2, 1, 32}, "first chunk");
   DmmvIntdotTuning three = passes_of(3);
   refused(problem, quantized_x_in(TensorView::whole(any), 256, 8, limits), three, "must be 1, 2, 4 or 8");
+  refused(problem, quantized_x_in(TensorView::whole(any), 256, 8, limits), row_teams(32, 4, 1, 12),
+          "a power of two");
+  refused(problem, quantized_x_in(TensorView::whole(any), 256, 8, limits), row_teams(32, 4, 1, 64),
+          "up to the 32 threads");
 }
 
 }  // namespace

@@ -20,10 +20,13 @@ namespace {
 struct FusedCase {
   WeightFormat format;
   uint32_t experts, top_k, rows, cols;
+  DmmvIntdotTuning fused = {};  // the fused form's shape; zeros: the engine's
 };
 
 void PrintTo(const FusedCase& c, std::ostream* os) {
   *os << format_name(c.format) << " E=" << c.experts << " K=" << c.top_k << " " << c.rows << "x" << c.cols;
+  if (c.fused.threads) *os << " threads " << c.fused.threads << " rows " << c.fused.rows;
+  if (c.fused.lanes) *os << " teams of " << c.fused.lanes;
 }
 
 // One token's routing, K experts' weights (the others NaN), act quantized for down: what both
@@ -114,7 +117,9 @@ TEST_P(MoeDownAccNormTest, WritesWhatDownAndTheAccumulationWrite) {
     SCOPED_TRACE(add_one ? "1 + w" : "w");
     DownOutputs two = make_outputs(p, in, limits);
     two.epilogue.add_one = add_one;
-    std::vector<Op> ops = moe_dmmv_intdot_ops(two.down, in.act_q, in.rb.routing, limits);
+    // In the fused form's shape (the case's, else the engine's): it sums in the same order.
+    const DmmvIntdotTuning shape = p.fused.threads ? p.fused : moe_down_acc_norm_tuning(p.format, p.cols);
+    std::vector<Op> ops = moe_dmmv_intdot_ops(two.down, in.act_q, in.rb.routing, limits, shape);
     ops.push_back(moe_acc_norm_op(two.acc, in.rb.routing, two.epilogue));
     run_ops(ops, BarrierPolicy::Ledger);
 
@@ -124,7 +129,7 @@ TEST_P(MoeDownAccNormTest, WritesWhatDownAndTheAccumulationWrite) {
       DownOutputs one = make_outputs(p, in, limits);
       one.epilogue.add_one = add_one;
       const Op fused = moe_down_acc_norm_op(one.down, in.act_q, in.rb.routing, one.acc, one.epilogue,
-                                            TensorView::whole(arrivals), limits);
+                                            TensorView::whole(arrivals), limits, p.fused);
       run_ops(std::span(&fused, 1), BarrierPolicy::Ledger);
       SCOPED_TRACE("dispatch " + std::to_string(dispatch));
       expect_same_bytes(one.y, two.y, "expert rows");
@@ -141,6 +146,10 @@ std::vector<FusedCase> cases() {
       {WeightFormat::Q4_K, 8, 2, 64, 256},
       {WeightFormat::Q8_0, 16, 4, 256, 512},
       {WeightFormat::Q6_K, 8, 3, 96, 256},
+      // Row teams: 4 of 8 lanes, 2 rows each (8 rows a workgroup, 4 workgroups a block), and 2
+      // teams of 16 (wider than lavapipe's subgroups) of 4 rows.
+      {WeightFormat::Q4_K, 16, 8, 2048, 768, row_teams(32, 2, 2, 8)},
+      {WeightFormat::Q8_0, 16, 4, 256, 512, row_teams(32, 4, 1, 16)},
   };
 }
 
@@ -163,6 +172,12 @@ TEST_F(MoeDownAccNormTest, RefusesWhatItCannotWrite) {
   };
   EXPECT_NO_THROW(build(o.down, o.acc, TensorView::whole(arrivals)));
   EXPECT_THROW(build(o.down, o.acc, TensorView{&arrivals, 0, 0}), UsageError);  // no counters
+  // 8 teams of 4 rows: 32 rows a workgroup divide a block; 8 teams of 8 rows (64) do not.
+  EXPECT_NO_THROW(moe_down_acc_norm_op(o.down, in.act_q, in.rb.routing, o.acc, o.epilogue, TensorView::whole(arrivals),
+                                       limits, row_teams(32, 4, 1, 4)));
+  EXPECT_THROW(moe_down_acc_norm_op(o.down, in.act_q, in.rb.routing, o.acc, o.epilogue, TensorView::whole(arrivals),
+                                    limits, row_teams(32, 8, 1, 4)),
+               UsageError);
   MoeDmmvProblem gate = o.down;
   gate.input = MoeInput::Token;
   EXPECT_THROW(build(gate, o.acc, TensorView::whole(arrivals)), UsageError);
