@@ -52,14 +52,15 @@ const char* moe_down_acc_norm_kernel_name(WeightFormat format) {
 // (Q8_0), so a block waits for 4 workgroups of each expert instead of 8 or 16. Q4_K 11.8 ->
 // 11.2 us (32 x 8, unroll 2), Q8_0 15.7 -> 11.9 (64 x 8 x 2), Q6_K 19.0 -> 12.5 (32 x 8 x 1),
 // against the plain down's 8.6, 9.1 and 12.3 us and moe_acc_norm's 3.25 after it. Then with row
-// teams (moe_dmmv_intdot_tuning says why): Q4_K 10.5 -> 9.2 us in 128 threads of teams of 16 lanes,
-// 2 rows a team (16 rows a workgroup, so a block still waits for 2 workgroups of each expert).
+// teams (moe_dmmv_intdot_tuning says why), 128 threads each: Q4_K 10.5 -> 9.2 us in teams of 16
+// lanes of 2 rows (16 rows a workgroup: a block waits for 2 workgroups of each expert), Q8_0 12.8
+// -> 10.0 in teams of 8 of 1 row, Q6_K 11.7 -> 10.0 in teams of 8 of 2 rows.
 DmmvIntdotTuning moe_down_acc_norm_tuning(WeightFormat format, uint32_t cols) {
   DmmvIntdotTuning t = moe_dmmv_intdot_tuning(format, 1, cols, 1);
   const uint32_t chunk = t.chunk;
   if (format == WeightFormat::Q4_K) t = row_teams(128, 2, 2, 16);
-  if (format == WeightFormat::Q8_0) t = {64, 8, 2};
-  if (format == WeightFormat::Q6_K) t = {32, 8, 1};
+  if (format == WeightFormat::Q8_0) t = row_teams(128, 1, 2, 8);
+  if (format == WeightFormat::Q6_K) t = row_teams(128, 2, 2, 8);
   t.chunk = chunk;
   return t;
 }
