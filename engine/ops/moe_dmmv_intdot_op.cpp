@@ -46,9 +46,9 @@ DmmvIntdotTuning row_teams(uint32_t threads, uint32_t rows, uint32_t unroll, uin
 // Decode, one column: the moe_dmmv_intdot_tuning sweep on an H200 at qwen3-30b-a3b's experts
 // (gate 768 x 2048, down 2048 x 768; docs/GPU_FIGURES.md). The dense shapes fit Q4_K's gate
 // (6.93 us at 32 threads x 2 rows x unroll 2). Q8_0's dense shape, 128 threads on one row, was
-// slower than 64 x 2 x 1 (gate 8.69 -> 7.61 us). A chunk: the same sweep at 32 and 64 tokens (Q4_K, Q6_K and Q8_0; threads 8 to 128,
-// rows 1 to 8) put 32 threads of 4 rows first or within 7% of the first for every format and
-// role.
+// slower than 64 x 2 x 1 (gate 8.69 -> 7.61 us). A chunk: the same sweep at 32 and 64 tokens
+// (Q4_K, Q6_K and Q8_0; threads 8 to 128, rows 1 to 8) put 32 threads of 4 rows first or within
+// 7% of the first for every format and role.
 //
 // Rows of fewer than 2048 inputs (down's: 768 in qwen3-30b-a3b, 512 in qwen35-35b-a3b) are few
 // chunks (Q4_K 12 of 64 weights at 768), and one team of 32 left most of its invocations idle:

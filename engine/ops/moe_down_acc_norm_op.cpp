@@ -29,7 +29,7 @@ std::string problem_refusal(const MoeDmmvProblem& down, const DmmvIntdotTuning& 
            std::to_string(down.rows) + ")";
   }
   const uint32_t lanes = t.lanes ? t.lanes : t.threads;
-  if (t.threads % kBlock != 0 || lanes == 0 || t.threads % lanes != 0 || kBlock % (t.rows * (t.threads / lanes)) != 0) {
+  if (t.threads % kBlock != 0 || t.threads % lanes != 0 || kBlock % (t.rows * (t.threads / lanes)) != 0) {
     return "the shape (" + std::to_string(t.threads) + " invocations in row teams of " + std::to_string(lanes) + ", " +
            std::to_string(t.rows) + " rows a team) must be whole teams of 32 with a workgroup's rows dividing 32";
   }

@@ -344,7 +344,7 @@ void register_moe_benchmarks(GpuBenchmarks& benchmarks) {
             for (const uint32_t rows : {1u, 2u, 4u, 8u}) {
               for (const uint32_t unroll : {1u, 2u}) {
                 for (const uint32_t lanes : {4u, 8u, 16u, 32u, 64u, 128u}) {
-                  // Rows teams of `lanes` whose rows a workgroup still divide a block of 32.
+                  // Row teams of `lanes`, a workgroup's rows still dividing a block of 32.
                   if (lanes > threads || 32 % (rows * (threads / lanes)) != 0) continue;
                   DmmvIntdotTuning t{threads, rows, unroll};
                   t.lanes = lanes;

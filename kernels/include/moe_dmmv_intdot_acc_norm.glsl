@@ -10,15 +10,13 @@
 //   block_squares  sum of x^2 over the block
 //
 // A block's sum needs all K experts' rows of it, which K x 32 / (rows a workgroup) workgroups
-// compute. Each
-// workgroup writes its rows, then counts its arrival at the block (binding 13); the one that
-// arrives last, told by the count, reads the block's K rows back and writes the above, then
-// sets the count back to zero for the next dispatch (the binding starts zeroed). No workgroup
-// waits for another (dmmv_int8mat_body.glsl's K split and argmax_slices.comp do the same), and
-// the sum is the same whichever arrives last. One token, one binding of all experts (no
-// slices), rows a multiple of 32, a workgroup's rows (ROWS x its row teams) dividing 32 and a
-// workgroup of whole teams of 32
-// (engine/ops/moe_down_acc_norm_op.cpp checks).
+// compute. Each workgroup writes its rows, then counts its arrival at the block (binding 13);
+// the one that arrives last, told by the count, reads the block's K rows back and writes the
+// above, then sets the count back to zero for the next dispatch (the binding starts zeroed). No
+// workgroup waits for another (dmmv_int8mat_body.glsl's K split and argmax_slices.comp do the
+// same), and the sum is the same whichever arrives last. One token, one binding of all experts
+// (no slices), rows a multiple of 32, a workgroup's rows (ROWS x its row teams) dividing 32 and
+// a workgroup of whole teams of 32 (engine/ops/moe_down_acc_norm_op.cpp checks).
 #ifndef PB_MOE_DMMV_INTDOT_ACC_NORM_GLSL
 #define PB_MOE_DMMV_INTDOT_ACC_NORM_GLSL
 
