@@ -153,12 +153,11 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& c
     };
     // A prefill chunk through the matmul strategy takes the experts' tiled matmul on the matrix
     // units (where the device and the format have them), but on int8 inputs where an expert
-    // serves few assignments (chunk_experts_int8); elsewhere, and in decode,
-    // the expert DMMV, on int8 inputs where experts_int8 says (their quantization is the norm's
-    // or the SwiGLU's own where those wrote it, else a quantize_x). The scalar form of the
-    // experts' matmul measured slower than the DMMV on an H200 (docs/GPU_FIGURES.md), so the
-    // engine does not take it. `int8` receives the problem and its quantized input where the
-    // int8 DMMV runs.
+    // serves few assignments (chunk_experts_int8); elsewhere, and in decode, the expert DMMV, on
+    // int8 inputs where experts_int8 says (their quantization is the norm's or the SwiGLU's own
+    // where those wrote it, else a quantize_x). The scalar form of the experts' matmul measured
+    // slower than the DMMV on an H200 (docs/GPU_FIGURES.md), so the engine does not take it.
+    // `int8` receives the problem and its quantized input where the int8 DMMV runs.
     auto experts = [&](TensorRole role, const Columns2D& x, Columns x_cols, const Columns2D& y, MoeInput input,
                        uint32_t rows, uint32_t in, std::optional<MoeAccRecord::Down>* int8 = nullptr) {
       const DeviceTensor& w = f.tensor(role, l);

@@ -12,9 +12,10 @@
 // Workgroup (row block, item): gl_WorkGroupID.y is the item, and the workgroup's teams of LANES
 // invocations (row_team_reduce.glsl; 0: one team of the whole workgroup) take ROWS rows each,
 // from gl_WorkGroupID.x * ROWS * teams on. The grid is static, min(E, C*K) items; items at or
-// past counter[0] exit at once, so a decode token costs K item rows, not E. Included by dmmv_intdot_body.glsl in place of its main.
-// With MOE_ACC_NORM_EPILOGUE, decode's down also adds the experts into the residual and writes
-// the next norm's int8 input (moe_dmmv_intdot_acc_norm.glsl).
+// past counter[0] exit at once, so a decode token costs K item rows, not E. Included by
+// dmmv_intdot_body.glsl in place of its main. With MOE_ACC_NORM_EPILOGUE, decode's down also
+// adds the experts into the residual and writes the next norm's int8 input
+// (moe_dmmv_intdot_acc_norm.glsl).
 layout(constant_id = 1) const int INPUT_PER_ASSIGNMENT = 0;  // 0: x column t = a / K; 1: a
 layout(constant_id = 9) const int LANES = 0;  // invocations per row team; 0: the whole workgroup
 
@@ -75,7 +76,7 @@ void main() {
       if (uint(i) % lanes != lane || row >= pc.rows || c >= pass_cols) continue;
       y[pc.y_offset + pass_assign[c] * pc.y_stride + row] = acc[i];
     }
-    barrier();  // partial is reused by the next pass
+    barrier();  // partial is reused by the next pass (where the team's sums went through it)
   }
 #ifdef MOE_ACC_NORM_EPILOGUE
   accumulate_when_block_done(group_first_row, uint(ROWS) * teams);
