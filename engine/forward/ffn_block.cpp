@@ -55,37 +55,13 @@ void emit_dense_ffn(Emitter& e, const ForwardContext& f, int32_t l, const Chunk&
   }
 }
 
-// Whether the experts of `w` take int8 inputs over `cols` of the chunk: where a dense projection
-// of their format would (dmmv_activations int8, not a matmul prefill chunk) and the experts'
-// integer-dot kernel runs here (Q4_K, Q6_K and Q8_0); else their float DMMV or matmul.
+// Whether the experts of `w` take int8 inputs over `cols` of the chunk (gate and up: its tokens;
+// down: its assignments): where a dense projection of their format would (dmmv_activations int8,
+// not a matmul prefill chunk), or in a matmul chunk where an expert serves few assignments
+// (chunk_experts_int8.h), and the experts' integer-dot kernel runs here (Q4_K, Q6_K and Q8_0);
+// else their float DMMV or matmul.
 bool experts_int8(const ForwardContext& f, const DeviceTensor& w, const Chunk& chunk, Columns cols) {
   return f.projects_int8(w, chunk, cols) && moe_dmmv_intdot_supported(f.device, w.spec.format);
-}
-
-// The most assignments an expert may serve on average (C * K / E) for a matmul prefill chunk's
-// experts to take the integer-dot DMMV instead of the tiled matmul. A DMMV pass reads the
-// expert's rows for one assignment; the matmul's chain of K steps costs the same for 1 as for 32
-// and dominates a chunk where most experts serve one or two. Ms per 512-token prefill on an H200
-// (docs/GPU_FIGURES.md), DMMV against matmul. Gate and up: qwen35-35b-a3b (256 experts, top 8)
-// 64 / 179 at 1 a expert, 49 / 125 at 2, 42 / 67 at 4; qwen3-30b-a3b (128, top 8) 115 / 129 at 2,
-// 109 / 74 at 4. Down, in row teams (moe_dmmv_intdot_tuning): qwen35-35b-a3b 31.0 / 84.9 at 1,
-// qwen3-30b-a3b 58.7 / 48.3 at 2 (qwen35-35b-a3b won at 2, +21% prefill tok/s in chunks of 64,
-// but one loss is enough to keep down to 1).
-constexpr double kExpertDmmvMostPerExpert = 2;
-constexpr double kExpertDownDmmvMostPerExpert = 1;
-
-// Whether a matmul prefill chunk of `tokens` tokens runs the experts `w` (gate or up: input
-// per token; down: per assignment) through the integer-dot DMMV: the run asked for int8 inputs
-// (dmmv_activations int8; the dense projections stay on the matmul), an expert serves few
-// assignments (above) and the kernel runs here.
-bool chunk_experts_int8(const ForwardContext& f, const DeviceTensor& w, const Chunk& chunk, uint32_t tokens,
-                        MoeInput input) {
-  const MoeShape& m = f.config().moe;
-  const double most = input == MoeInput::Token ? kExpertDmmvMostPerExpert : kExpertDownDmmvMostPerExpert;
-  return chunk.prefill && f.options.prefill == PrefillStrategy::Matmul && tokens > 1 &&
-         f.options.dmmv_activations == DmmvActivations::Int8 && double(tokens) * m.top_k <= most * m.n_experts &&
-         has_integer_dot_path(w.spec.format, static_cast<uint32_t>(w.spec.cols)) &&
-         moe_dmmv_intdot_supported(f.device, w.spec.format);
 }
 
 // Decode's expert routing, gate and up with the SwiGLU in one dispatch (glu_placement:
@@ -153,7 +129,7 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& c
     };
     // A prefill chunk through the matmul strategy takes the experts' tiled matmul on the matrix
     // units (where the device and the format have them), but on int8 inputs where an expert
-    // serves few assignments (chunk_experts_int8); elsewhere, and in decode, the expert DMMV, on
+    // serves few assignments (experts_int8); elsewhere, and in decode, the expert DMMV, on
     // int8 inputs where experts_int8 says (their quantization is the norm's or the SwiGLU's own
     // where those wrote it, else a quantize_x). The scalar form of the experts' matmul measured
     // slower than the DMMV on an H200 (docs/GPU_FIGURES.md), so the engine does not take it.
@@ -164,12 +140,12 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& c
       const MoeDmmvProblem p{w.spec.format, w.view(), ForwardContext::columns(x, in, x_cols),
                              ForwardContext::columns(y, rows, assignments), m, rows, in, tokens.count,
                              x.stride, y.stride, input};
-      const bool chunk_int8 = chunk_experts_int8(f, w, chunk, tokens.count, input);
-      if (f.options.prefill == PrefillStrategy::Matmul && tokens.count > 1 && !chunk_int8) {
+      const bool int8_inputs = experts_int8(f, w, chunk, x_cols);
+      if (f.options.prefill == PrefillStrategy::Matmul && tokens.count > 1 && !int8_inputs) {
         const MatmulChoice matmul = choose_moe_matmul(f.device, p.format, f.options.allow_coopmat);
         if (matmul.coopmat) return moe_matmul_ops(p, routing, f.limits, matmul);
       }
-      if (chunk_int8 || experts_int8(f, w, chunk, x_cols)) {
+      if (int8_inputs) {
         const QuantizedX& q = f.quantized_input(
             e, ProjectionProblem{p.format, p.weights, p.x, p.y, rows, in, x_cols.count, x.stride, y.stride, false});
         if (int8 != nullptr) *int8 = MoeAccRecord::Down{p, q};

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/forward/chunk_experts_int8.h"
 #include "engine/ops/add_op.h"
 #include "engine/ops/dmmv_intdot_op.h"
 #include "engine/ops/dmmv_op.h"
@@ -122,9 +123,14 @@ void ForwardContext::project_stack(Emitter& e, std::span<const StackMember> memb
 }
 
 bool ForwardContext::projects_int8(const DeviceTensor& w, const Chunk& chunk, Columns cols) const {
+  if (options.dmmv_activations != DmmvActivations::Int8 ||
+      !has_integer_dot_path(w.spec.format, static_cast<uint32_t>(w.spec.cols))) {
+    return false;
+  }
+  // A matmul chunk keeps its projections on the matmul's float inputs, but for experts that
+  // serve few assignments (chunk_experts_int8.h).
   const bool matmul = chunk.prefill && options.prefill == PrefillStrategy::Matmul && cols.count > 1;
-  return !matmul && options.dmmv_activations == DmmvActivations::Int8 &&
-         has_integer_dot_path(w.spec.format, static_cast<uint32_t>(w.spec.cols));
+  return !matmul || chunk_experts_serve_few(config().moe, w.spec.role, cols.count);
 }
 
 RmsNormProblem ForwardContext::rmsnorm_problem(const Columns2D& x, const DeviceTensor& weight, const Columns2D& y,

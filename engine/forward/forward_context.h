@@ -156,7 +156,9 @@ struct ForwardContext {
   // one projection, the rest one by one.
   void project_stack(Emitter& e, std::span<const StackMember> members, int32_t layer, const Columns2D& x,
                      const std::vector<Columns2D>& parts, Columns cols, const Chunk& chunk) const;
-  // True when project() of `w` over `cols` of `chunk` runs the DMMV on int8 inputs.
+  // True when `w` over `cols` of `chunk` takes int8 inputs: project() runs the DMMV on them, or,
+  // for experts (cols: gate and up a chunk's tokens, down its assignments), the expert DMMV does;
+  // in a matmul chunk only experts that serve few assignments (chunk_experts_int8.h).
   bool projects_int8(const DeviceTensor& w, const Chunk& chunk, Columns cols) const;
   // The int8 form of p's input: quantize_x is emitted unless the list's latest quantization is
   // of exactly this input and no op since has written it.

@@ -331,25 +331,44 @@ TEST(Placement, MoeDecodeRunsItsExpertsOnInt8InputsAndTheirSwigluInGateAndUp) {
 
 // A matmul prefill chunk's gate and up experts take the integer-dot DMMV where an expert serves
 // at most 2 assignments on average (C * K / E; tiny-moe: 8 experts, top 2), its down experts
-// where it serves at most 1; and only where the run asked for int8 inputs.
+// where it serves at most 1; and only where the run asked for int8 inputs. Their int8 inputs come
+// from their producers, with no quantize_x of their own: the FFN norm writes the one gate and up
+// read (the router reads its floats through the matmul), the SwiGLU the one down reads.
 TEST(Placement, MatmulChunkExpertsTakeTheInt8DmmvWhereAnExpertServesFew) {
   if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
     GTEST_SKIP() << "no integer-dot path here";
   }
   RunConfig run = config_for({"tiny-moe", PrefillStrategy::Matmul, BarrierPolicy::Ledger, 8, DmmvActivations::Int8});
   const int layers = static_cast<int>(preset(run.model).n_layers);
-  const auto int8_experts = [&](uint32_t prompt, uint32_t chunk) {
+  const auto prefill_kernels = [&](uint32_t prompt, uint32_t chunk) {
     run.prompt_tokens = prompt;
     run.forward.chunk_cols = chunk;
+    return stream_kernels(run, true, false);
+  };
+  const auto count = [](const std::map<std::string, int>& m, const std::string& name) {
+    const auto it = m.find(name);
+    return it == m.end() ? 0 : it->second;
+  };
+  const auto int8_experts = [](const std::map<std::string, int>& m) {
     int n = 0;
-    for (const auto& [name, k] : stream_kernels(run, true, false)) n += name.starts_with("moe_dmmv_intdot_") ? k : 0;
+    for (const auto& [name, k] : m) n += name.starts_with("moe_dmmv_intdot_") ? k : 0;
     return n;
   };
-  EXPECT_EQ(int8_experts(16, 8), 2 * 2 * layers);  // 2 a expert: two chunks of gate and up
-  EXPECT_EQ(int8_experts(16, 4), 4 * 3 * layers);  // 1: four chunks of gate, up and down
-  EXPECT_EQ(int8_experts(12, 12), 0);              // 3
+  const auto two = prefill_kernels(16, 8);  // 2 a expert: two chunks of gate and up
+  EXPECT_EQ(int8_experts(two), 2 * 2 * layers);
+  EXPECT_EQ(count(two, "rmsnorm_quantize"), 2 * layers);
+  EXPECT_EQ(count(two, "glu_quantize"), 0);  // down reads the SwiGLU's floats through the matmul
+  EXPECT_EQ(count(two, "quantize_x"), 0);
+  const auto one = prefill_kernels(16, 4);  // 1: four chunks of gate, up and down
+  EXPECT_EQ(int8_experts(one), 4 * 3 * layers);
+  EXPECT_EQ(count(one, "rmsnorm_quantize"), 4 * layers);
+  EXPECT_EQ(count(one, "glu_quantize"), 4 * layers);
+  EXPECT_EQ(count(one, "quantize_x"), 0);
+  const auto three = prefill_kernels(12, 12);  // 3: all on the matmul, on floats
+  EXPECT_EQ(int8_experts(three), 0);
+  EXPECT_EQ(count(three, "rmsnorm_quantize") + count(three, "glu_quantize") + count(three, "quantize_x"), 0);
   run.forward.dmmv_activations = DmmvActivations::Float;
-  EXPECT_EQ(int8_experts(16, 8), 0);
+  EXPECT_EQ(int8_experts(prefill_kernels(16, 8)), 0);
 }
 
 // A Gated DeltaNet's output norm writes the int8 input its output projection reads: in an int8
