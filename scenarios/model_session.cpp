@@ -113,10 +113,10 @@ std::vector<uint32_t> ModelSession::load_prompt(uint32_t seed, uint32_t length) 
   if (activations_->int8mat_split_sums.size() > 0) {
     transfer_.fill(activations_->int8mat_split_sums, 0, activations_->int8mat_split_sums.size(), 0);
   }
-  // And those of decode's MoE down with the accumulation, and of the conv and the norm inside
-  // the recurrence.
-  for (const Buffer* arrivals :
-       {&activations_->moe_acc_arrivals, &activations_->ssm_conv_arrivals, &activations_->ssm_head_arrivals}) {
+  // And those of decode's MoE down with the accumulation, of a chunk's routing with its work
+  // list (in the routing buffer), and of the conv and the norm inside the recurrence.
+  for (const Buffer* arrivals : {&activations_->moe_acc_arrivals, &activations_->routing,
+                                 &activations_->ssm_conv_arrivals, &activations_->ssm_head_arrivals}) {
     if (arrivals->size() > 0) transfer_.fill(*arrivals, 0, arrivals->size(), 0);
   }
   return prompt;

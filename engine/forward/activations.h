@@ -95,7 +95,7 @@ class Activations {
 
   // Mixture of experts (MoE models)
   Columns2D router;                    // [max_cols][n_experts] router logits
-  Buffer routing;                      // route_e, route_w, items, assignments, counter
+  Buffer routing;                      // route_e, route_w, items, assignments, counter, arrivals
   Columns2D e_gate, e_up, e_act;       // [max_cols * top_k][expert_ffn]
   Columns2D e_out;                     // [max_cols * top_k][hidden]
   Columns2D shared_gate;               // [max_cols][1]: the shared expert's gate logit

@@ -169,6 +169,11 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& c
     e.phase(Phase::MoeTopk);
     if (tokens.count == 1) {  // decode: the routes and their work list in one dispatch
       e(moe_topk_group_op(m, ForwardContext::columns(f.act.router, tokens), routing), "moe_topk_group");
+    } else if (tokens.count <= kMoeChunkGroupMaxTokens && m.n_experts <= kMoeChunkGroupMaxExperts) {
+      // A chunk's too: the last of its top-k workgroups to finish groups the routes.
+      e(moe_topk_chunk_group_op(m, ForwardContext::columns(f.act.router, tokens), f.act.router.stride, tokens.count,
+                                routing),
+        "moe_topk_chunk_group");
     } else {
       e(moe_topk_op(m, ForwardContext::columns(f.act.router, tokens), f.act.router.stride, tokens.count, routing),
         "moe_topk");
@@ -228,13 +233,14 @@ void emit_shared_expert(Emitter& e, const ForwardContext& f, int32_t l, const Ch
     return;
   }
   f.project(e, "shared_down", down, f.act.act, f.act.tmp, rest, false, chunk);
-  e(sigmoid_mul_op(SigmoidMulProblem{ForwardContext::columns(f.act.shared_gate, rest),
-                                     ForwardContext::columns(f.act.tmp, rest), c.hidden, rest.count,
-                                     f.act.shared_gate.stride, f.act.tmp.stride, true}),
-    "shared_expert_gate");
-  e(add_in_place_op(AddInPlaceProblem{ForwardContext::columns(f.act.x, rest), ForwardContext::columns(f.act.tmp, rest),
-                                      c.hidden, rest.count, f.act.x.stride, f.act.tmp.stride}),
-    "shared_expert_add");
+  const SigmoidMulProblem gate{ForwardContext::columns(f.act.shared_gate, rest), ForwardContext::columns(f.act.tmp, rest),
+                               c.hidden, rest.count, f.act.shared_gate.stride, f.act.tmp.stride, true};
+  const AddInPlaceProblem add{ForwardContext::columns(f.act.x, rest), ForwardContext::columns(f.act.tmp, rest),
+                              c.hidden, rest.count, f.act.x.stride, f.act.tmp.stride};
+  // A matmul chunk's split down applies both in its reduction.
+  if (f.gated_add_in_split_reduce(e, gate, add)) return;
+  e(sigmoid_mul_op(gate), "shared_expert_gate");
+  e(add_in_place_op(add), "shared_expert_add");
 }
 
 }  // namespace

@@ -66,9 +66,11 @@ void ForwardContext::project(Emitter& e, const char* label, const DeviceTensor& 
                             rows, in, cols.count, x.stride, y.stride, accumulate};
   const bool matmul = chunk.prefill && options.prefill == PrefillStrategy::Matmul && cols.count > 1;
   if (matmul) {
+    std::optional<SplitSlots> split;
     e(matmul_ops(p, limits, choose_matmul(device, w.spec.format, options.allow_coopmat, cols.count),
-                 TensorView::whole(act.matmul_split_sums)),
+                 TensorView::whole(act.matmul_split_sums), &split),
       label);
+    if (split) e.last_split = SplitRecord{p, *split, e.ops().size() - 1};
   } else if (projects_int8(w, chunk, cols)) {
     const QuantizedX input = quantized_input(e, p);
     std::vector<Op> ops = dmmv_intdot_ops(p, input, limits, dmmv_intdot_choice(device, w.spec.format, options.allow_coopmat),

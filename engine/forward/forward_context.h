@@ -13,12 +13,15 @@
 #include "engine/ops/attention_decode_op.h"
 #include "engine/ops/binding_limits.h"
 #include "engine/ops/embed_op.h"
+#include "engine/ops/add_op.h"
 #include "engine/ops/glu_op.h"
+#include "engine/ops/matmul_split.h"
 #include "engine/ops/moe_acc_op.h"
 #include "engine/ops/moe_dmmv_op.h"
 #include "engine/ops/projection.h"
 #include "engine/ops/quantize_x_op.h"
 #include "engine/ops/rmsnorm_op.h"
+#include "engine/ops/sigmoid_mul_op.h"
 #include "engine/ops/ssm_delta_op.h"
 #include "engine/ops/ssm_gnorm_op.h"
 #include "harness/device_info.h"
@@ -85,6 +88,15 @@ struct MoeAccRecord {
   std::optional<Down> down;
 };
 
+// A matmul prefill projection that ran as one split op and its reduction, remembered so that
+// the op after it can move into that reduction: the gated unit after a stacked gate and up,
+// the sigmoid gate and residual add after a shared expert's down.
+struct SplitRecord {
+  ProjectionProblem problem;
+  SplitSlots slots;
+  size_t op_index = 0;  // its reduction in the list
+};
+
 // Tags every op with the phase, layer and token it belongs to, and remembers what the list it
 // fills has quantized.
 class Emitter {
@@ -109,6 +121,7 @@ class Emitter {
   std::optional<ProjectionRecord> last_projection;  // the latest one-dispatch int8 decode projection
   std::optional<EmbedRecord> last_embed;  // the latest one-column decode embedding
   std::optional<MoeAccRecord> last_moe_acc;  // the latest one-token decode MoE accumulation
+  std::optional<SplitRecord> last_split;     // the latest split matmul projection
   // Floats that a producer left unwritten, their int8 form standing for them (a deferred norm's
   // y, a gated unit's output applied by its projection), with that producer's op: until an op
   // writes them, quantizing them again would read stale values (quantized_input throws).
@@ -173,6 +186,16 @@ struct ForwardContext {
   // list's last op and makes both its inputs (glu.ncols = 1), and remembers its int8 output.
   // False (nothing emitted) where that does not hold.
   bool glu_in_projection(Emitter& e, const GluProblem& glu, const Chunk& chunk) const;
+  // Where the list's last op is the reduction of a split stacked gate and up projection that
+  // wrote exactly glu's gate and up (2 glu.n rows): that reduction applies the unit instead
+  // (matmul_split_reduce_glu_op), and gate and up are never written. False (nothing emitted)
+  // elsewhere.
+  bool glu_in_split_reduce(Emitter& e, const GluProblem& glu) const;
+  // Where the list's last op is the plain reduction of a split projection into `gate.y` (a
+  // shared expert's down): that reduction applies the per-token sigmoid gate (gate.broadcast)
+  // and adds into add.y instead (matmul_split_reduce_gated_op), and gate.y is never written.
+  // `add` adds gate.y into its y. False (nothing emitted) elsewhere.
+  bool gated_add_in_split_reduce(Emitter& e, const SigmoidMulProblem& gate, const AddInPlaceProblem& add) const;
   // RMSNorm of `cols` of x into y with `weight`, (1 + w) where the model says so.
   RmsNormProblem rmsnorm_problem(const Columns2D& x, const DeviceTensor& weight, const Columns2D& y,
                                  Columns cols) const;

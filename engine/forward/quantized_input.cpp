@@ -16,10 +16,6 @@
 namespace pb {
 namespace {
 
-bool same_view(const TensorView& a, const TensorView& b) {
-  return a.buffer == b.buffer && a.offset == b.offset && a.bytes == b.bytes;
-}
-
 bool overlaps(const BufferRef& ref, const TensorView& view) {
   return ref.buffer == view.buffer && ref.offset < view.offset + view.bytes && view.offset < ref.offset + ref.size;
 }
@@ -51,7 +47,7 @@ const QuantizedX& ForwardContext::quantized_input(Emitter& e, const ProjectionPr
   const std::optional<QuantizedInput>& last = e.last_quantized;
   // Reused while neither the floats nor their int8 form were written since (a caller may put
   // back an earlier quantization, as the FFN block does for a shared expert).
-  if (last && same_view(last->x, p.x) && last->cols == p.cols && last->ncols == p.ncols &&
+  if (last && last->x == p.x && last->cols == p.cols && last->ncols == p.ncols &&
       last->x_stride == p.x_stride && !written_since(e.ops(), last->op_index + 1, p.x) &&
       !written_since(e.ops(), last->op_index + 1, last->quantized.quants) &&
       !written_since(e.ops(), last->op_index + 1, last->quantized.scales)) {
@@ -118,17 +114,17 @@ bool ForwardContext::defer_norm(Emitter& e, const RmsNormProblem& norm, const Ch
   const NormEpilogue epilogue{norm.weight, out, norm.add_one};
   size_t producer = 0;
   if (const ProjectionRecord* r = last_op_projection(e)) {
-    if (!r->problem.accumulate || r->input.rms || !same_view(r->problem.y, norm.x) || r->problem.rows != norm.n) {
+    if (!r->problem.accumulate || r->input.rms || r->problem.y != norm.x || r->problem.rows != norm.n) {
       return false;
     }
     producer = r->op_index;
     e.replace(producer, dmmv_intdot_norm_op(r->problem, r->input, limits, epilogue));
   } else if (const EmbedRecord* m = last_op_embed(e)) {  // the first layer's norm
-    if (!same_view(m->problem.x, norm.x) || m->problem.hidden != norm.n || !has_embed_norm_kernel()) return false;
+    if (m->problem.x != norm.x || m->problem.hidden != norm.n || !has_embed_norm_kernel()) return false;
     producer = m->op_index;
     e.replace(producer, embed_norm_op(m->problem, epilogue, limits));
   } else if (const MoeAccRecord* a = last_op_moe_acc(e)) {  // the norm after a MoE layer
-    if (!same_view(a->problem.x, norm.x) || a->problem.n != norm.n || !has_moe_acc_norm_kernel()) return false;
+    if (a->problem.x != norm.x || a->problem.n != norm.n || !has_moe_acc_norm_kernel()) return false;
     if (a->down && a->down->op_index + 1 == a->op_index && act.moe_acc_arrivals.size() > 0 &&
         moe_down_acc_norm_refusal(device, a->down->problem).empty()) {  // down, the accumulation and the norm
       producer = a->down->op_index;
@@ -187,7 +183,7 @@ void ForwardContext::norm_for_projection(Emitter& e, const char* label, const Co
 void ForwardContext::glu_for_projection(Emitter& e, const char* label, const GluProblem& glu, Columns cols,
                                         const Chunk& chunk, const DeviceTensor& consumer) const {
   if (!producer_quantizes(*this, consumer, chunk, cols, glu.n)) {
-    e(glu_op(glu), label);
+    if (!glu_in_split_reduce(e, glu)) e(glu_op(glu), label);
     return;
   }
   if (glu_in_projection(e, glu, chunk)) return;

@@ -92,6 +92,11 @@ const Table& table() {
       {"tiny-moe", [] { return qwen3_moe("tiny-moe", 2, 256, 4, 2, 64, {8, 2, 256, 0, true}, 1000); }},
       {"tiny-hybrid",
        [] { return qwen35("tiny-hybrid", 4, 4, 256, 4, 1, 128, 32, {2, 4, 64, 64, 4}, {16, 4, 256, 256, true}, 1000); }},
+      // A Qwen3.5 hidden and shared expert of 512 (8 K steps of 64): a matmul chunk's shared
+      // gate/up and down split their K on the matrix units, and the SwiGLU, the sigmoid gate and
+      // the residual add move into the reductions (matmul_split.h).
+      {"tiny-hybrid-wide",
+       [] { return qwen35("tiny-hybrid-wide", 2, 2, 512, 4, 1, 128, 32, {2, 4, 64, 64, 4}, {8, 2, 256, 512, true}, 1000); }},
       // Window 8 with 6 layers: a prompt of 12 crosses the window, and layer 5 is global.
       {"tiny-gemma", [] { return gemma("tiny-gemma", 6, 256, 4, 2, 64, 128, 8, 6, 512, 1000); }},
       // An FFN wider than kIntdotWideCols (8448 > 8192): int8 prefill splits ffn_down's K across

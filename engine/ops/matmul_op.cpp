@@ -127,7 +127,9 @@ MatmulChoice choose_matmul(const DeviceInfo& info, WeightFormat format, bool all
 }
 
 std::vector<Op> matmul_ops(const ProjectionProblem& p, const BindingLimits& limits,
-                           const MatmulChoice& choice, const TensorView& split_scratch) {
+                           const MatmulChoice& choice, const TensorView& split_scratch,
+                           std::optional<SplitSlots>* split) {
+  if (split != nullptr) split->reset();
   const uint64_t rb = row_bytes(p.format, p.cols);  // throws on a misfit cols
   require_device_cols(p.format, p.cols, "matmul");
   require(p.rows > 0 && p.cols > 0 && p.ncols > 0, "rows, cols and tokens must be positive");
@@ -184,6 +186,7 @@ std::vector<Op> matmul_ops(const ProjectionProblem& p, const BindingLimits& limi
       op.label = "matmul split";
       ops.push_back(op);
       ops.push_back(matmul_split_reduce_op(choice.coop, splits, sums, y.view, push, p.accumulate));
+      if (split != nullptr && rows == p.rows && count == p.ncols) *split = SplitSlots{choice.coop, splits, sums, rows, count};
     }
   }
   return ops;

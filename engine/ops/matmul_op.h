@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "engine/ops/binding_limits.h"
+#include "engine/ops/matmul_split.h"
 #include "engine/ops/matmul_tiling.h"
 #include "engine/ops/projection.h"
 #include "harness/device_info.h"
@@ -66,9 +68,12 @@ MatmulChoice choose_matmul(const DeviceInfo& info, WeightFormat format, bool all
 // Throws UsageError for a tiling that breaks the kernel's divisibility rules, cols that are not
 // a multiple of 8, an x_stride that is not a multiple of 4 or an x that does not start on 16
 // bytes (the kernels read activations as vec4), strides shorter than cols/rows, or a coopmat
-// choice whose kernel was not compiled in.
+// choice whose kernel was not compiled in. With `split`, it receives the split op's slots where
+// the problem ran as exactly one split op and its reduction (one row slice, one piece), and is
+// reset elsewhere.
 std::vector<Op> matmul_ops(const ProjectionProblem& problem, const BindingLimits& limits,
-                           const MatmulChoice& choice = {}, const TensorView& split_scratch = {});
+                           const MatmulChoice& choice = {}, const TensorView& split_scratch = {},
+                           std::optional<SplitSlots>* split = nullptr);
 
 // Throws UsageError when `choice` breaks its kernel's divisibility rules for weights in
 // `format` (tiles that are not multiples of their blocks, a K step that splits the weight

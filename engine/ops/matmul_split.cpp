@@ -1,8 +1,10 @@
 #include "engine/ops/matmul_split.h"
 
 #include <algorithm>
+#include <string>
 
 #include "engine/ops/matmul_op.h"
+#include "harness/errors.h"
 #include "kernels/registry.h"
 
 namespace pb {
@@ -44,6 +46,66 @@ Op matmul_split_reduce_op(const CoopmatTiling& t, uint32_t splits, const TensorV
   op.push = PushConstants::of(push);
   op.groups = {(push.rows + 63) / 64, push.ncols, 1};  // 64 rows a workgroup, a token per row of the grid
   op.label = "matmul split reduce";
+  return op;
+}
+
+namespace {
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw UsageError("matmul split reduce: " + what);
+}
+
+// The specialization constants the reductions share (include/split_slots.glsl).
+SpecConstants split_slot_spec(const SplitSlots& slots) {
+  SpecConstants spec;
+  spec.set(0, static_cast<int32_t>(slots.splits))
+      .set(1, static_cast<int32_t>(slots.tiling.bm))
+      .set(2, static_cast<int32_t>(slots.tiling.bn));
+  return spec;
+}
+
+// Columns [0, ncols) of `n` floats at `stride` from `view`'s start, bound from an aligned offset.
+AlignedWindow columns_window(const TensorView& view, uint32_t n, uint32_t ncols, uint32_t stride,
+                             const BindingLimits& limits) {
+  return aligned_window(view, 0, (uint64_t(ncols - 1) * stride + n) * 4, limits);
+}
+
+}  // namespace
+
+Op matmul_split_reduce_glu_op(const SplitSlots& slots, const GluProblem& glu, const BindingLimits& limits) {
+  require(slots.rows == 2 * glu.n && slots.ncols == glu.ncols && glu.n > 0 && glu.out_stride >= glu.n,
+          "the GLU reduction needs a split op of 2 n rows (gate, then up) over the unit's tokens");
+  const AlignedWindow out = columns_window(glu.out, glu.n, glu.ncols, glu.out_stride, limits);
+  const struct {
+    uint32_t n, ncols, out_stride, out_offset;
+  } push{glu.n, glu.ncols, glu.out_stride, out.first_float};
+  Op op;
+  op.kernel = find_kernel("matmul_split_reduce_glu");
+  op.spec = split_slot_spec(slots);
+  op.spec.set(3, static_cast<int32_t>(glu.activation));
+  op.bindings = {slots.sums.read(), out.view.write()};
+  op.push = PushConstants::of(push);
+  op.groups = {(glu.n + 63) / 64, glu.ncols, 1};
+  op.label = "matmul split reduce glu";
+  return op;
+}
+
+Op matmul_split_reduce_gated_op(const SplitSlots& slots, const TensorView& gate, uint32_t gate_stride,
+                                const TensorView& y, uint32_t y_stride, const BindingLimits& limits) {
+  require(slots.rows > 0 && slots.ncols > 0 && y_stride >= slots.rows && gate_stride > 0,
+          "the gated reduction needs rows, tokens, a y stride of at least the rows and a gate stride");
+  const AlignedWindow g = columns_window(gate, 1, slots.ncols, gate_stride, limits);
+  const AlignedWindow out = columns_window(y, slots.rows, slots.ncols, y_stride, limits);
+  const struct {
+    uint32_t rows, ncols, y_stride, y_offset, gate_stride, gate_offset;
+  } push{slots.rows, slots.ncols, y_stride, out.first_float, gate_stride, g.first_float};
+  Op op;
+  op.kernel = find_kernel("matmul_split_reduce_gated");
+  op.spec = split_slot_spec(slots);
+  op.bindings = {slots.sums.read(), g.view.read(), out.view.read_write()};
+  op.push = PushConstants::of(push);
+  op.groups = {(slots.rows + 63) / 64, slots.ncols, 1};
+  op.label = "matmul split reduce gated";
   return op;
 }
 

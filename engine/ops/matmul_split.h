@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "engine/ops/binding_limits.h"
+#include "engine/ops/glu_op.h"
 #include "engine/ops/matmul_tiling.h"
 #include "engine/ops/tensor_view.h"
 #include "engine/quant/weight_format.h"
@@ -45,6 +47,30 @@ uint64_t matmul_split_scratch_bytes(const DeviceInfo& info);
 // included).
 Op matmul_split_reduce_op(const CoopmatTiling& t, uint32_t splits, const TensorView& sums, const TensorView& y,
                           const MatmulPush& push, bool accumulate);
+
+// The slots of one split op as its reduction reads them: the tiling and splits it ran under,
+// its scratch region, and its rows and tokens. matmul_ops reports them where a problem ran as
+// one split op and its reduction, so that reduction can be built again with an epilogue.
+struct SplitSlots {
+  CoopmatTiling tiling;
+  uint32_t splits = 0;
+  TensorView sums;
+  uint32_t rows = 0;
+  uint32_t ncols = 0;
+};
+
+// The reduction of a split stacked gate and up projection (slots.rows = 2 glu.n: gate's rows,
+// then up's) that applies the gated unit too (kernels/matmul_split_reduce_glu.comp): glu.out
+// for glu.ncols = slots.ncols tokens, the bits of the plain reduction then glu_op; glu's gate
+// and up views are not read (the split op's output is never written).
+Op matmul_split_reduce_glu_op(const SplitSlots& slots, const GluProblem& glu, const BindingLimits& limits);
+
+// The reduction of a split projection gated by one sigmoid per token and added into `y`
+// (kernels/matmul_split_reduce_gated.comp): y[t][r] += sigmoid(gate[t * gate_stride]) * sum for
+// the slots' rows and tokens, the bits of the plain reduction, sigmoid_mul_op (broadcast) and
+// add_in_place_op.
+Op matmul_split_reduce_gated_op(const SplitSlots& slots, const TensorView& gate, uint32_t gate_stride,
+                                const TensorView& y, uint32_t y_stride, const BindingLimits& limits);
 
 // "matmul_coopmat_q4_k_split", ...
 const char* matmul_split_kernel_name(WeightFormat format);

@@ -15,10 +15,10 @@ uint64_t align_up(uint64_t bytes, uint64_t alignment) {
   return (bytes + alignment - 1) / alignment * alignment;
 }
 
-// The five views' sizes in bytes for max_cols tokens, in MoeRouting order.
-std::array<uint64_t, 5> routing_sizes(const MoeShape& s, uint32_t max_cols) {
+// The six views' sizes in bytes for max_cols tokens, in MoeRouting order.
+std::array<uint64_t, 6> routing_sizes(const MoeShape& s, uint32_t max_cols) {
   const uint64_t n = uint64_t(max_cols) * s.top_k;
-  return {n * 4, n * 4, uint64_t(moe_item_capacity(s, max_cols)) * 16, n * 4, 4};
+  return {n * 4, n * 4, uint64_t(moe_item_capacity(s, max_cols)) * 16, n * 4, 4, 4};
 }
 
 // The leading `count` elements of `view` (one column), or UsageError naming what is short.
@@ -53,13 +53,13 @@ MoeRouting moe_routing_in(const TensorView& buffer, const MoeShape& shape, uint3
                      std::to_string(moe_routing_bytes(shape, max_cols, alignment)));
   }
   const auto sizes = routing_sizes(shape, max_cols);
-  TensorView views[5];
+  std::array<TensorView, std::tuple_size_v<decltype(sizes)>> views;
   uint64_t at = 0;
-  for (size_t i = 0; i < 5; ++i) {
+  for (size_t i = 0; i < sizes.size(); ++i) {
     views[i] = buffer.slice(at, sizes[i]);
     at += align_up(sizes[i], alignment);
   }
-  return {views[0], views[1], views[2], views[3], views[4]};
+  return {views[0], views[1], views[2], views[3], views[4], views[5]};
 }
 
 std::array<BufferRef, 3> moe_work_list_reads(const MoeShape& s, uint32_t ncols, const MoeRouting& r) {
@@ -114,6 +114,26 @@ Op moe_group_op(const MoeShape& s, uint32_t ncols, const MoeRouting& r) {
   op.groups = {1, 1, 1};
   op.phase = Phase::MoeTopk;
   op.label = "moe_group";
+  return op;
+}
+
+Op moe_topk_chunk_group_op(const MoeShape& s, const TensorView& logits, uint32_t logits_stride, uint32_t ncols,
+                           const MoeRouting& r) {
+  // moe_topk's op (its checks and its first three bindings), moe_group's checks and its three
+  // outputs, and the arrival count.
+  Op op = moe_topk_op(s, logits, logits_stride, ncols, r);
+  const Op group = moe_group_op(s, ncols, r);
+  if (ncols > kMoeChunkGroupMaxTokens || s.n_experts > kMoeChunkGroupMaxExperts) {
+    throw UsageError("moe_topk_chunk_group: C " + std::to_string(ncols) + " and E " + std::to_string(s.n_experts) +
+                     " must stay within the kernel's " + std::to_string(kMoeChunkGroupMaxTokens) + " tokens and " +
+                     std::to_string(kMoeChunkGroupMaxExperts) + " experts; route longer chunks with moe_topk_op and "
+                     "moe_group_op");
+  }
+  op.kernel = &kernel("moe_topk_chunk_group");
+  op.bindings[1].access = Access::ReadWrite;  // the last workgroup reads the others' routes
+  op.bindings.insert(op.bindings.end(), group.bindings.begin() + 1, group.bindings.end());
+  op.bindings.push_back(leading(r.arrivals, 1, "moe_topk_chunk_group arrivals").read_write());
+  op.label = "moe_topk_chunk_group";
   return op;
 }
 

@@ -9,6 +9,7 @@
 //   assignments  [C*K] uint32    assignment indices a = t*K + j grouped by expert (item i's
 //                are assignments[first .. first + count)), increasing within an expert
 //   counter      [1] uint32      n_items
+//   arrivals     [1] uint32      moe_topk_chunk_group's arrival count: zero between dispatches
 // An assignment a is token t = a / K's j = a % K-th choice; the expert FFN's intermediate
 // columns are indexed by a, so [C*K][F] buffers hold every (token, choice) pair.
 #pragma once
@@ -36,9 +37,10 @@ struct MoeRouting {
   TensorView items;        // [min(E, max_cols*K)] uvec4
   TensorView assignments;  // [max_cols*K] uint32
   TensorView counter;      // [1] uint32 (n_items)
+  TensorView arrivals;     // [1] uint32, zeroed before the first moe_topk_chunk_group_op
 };
 
-// Bytes of one buffer holding the five views for max_cols tokens, each starting at a multiple
+// Bytes of one buffer holding the six views for max_cols tokens, each starting at a multiple
 // of `alignment` (minStorageBufferOffsetAlignment), and the views carved from it.
 uint64_t moe_routing_bytes(const MoeShape& shape, uint32_t max_cols, uint64_t alignment);
 MoeRouting moe_routing_in(const TensorView& buffer, const MoeShape& shape, uint32_t max_cols,
@@ -76,6 +78,20 @@ struct MoeGroupPush {
 // UsageError when E > kMoeGroupMaxExperts or C*K > kMoeGroupMaxAssignments (a longer chunk
 // must be routed in pieces) or a view is too small.
 Op moe_group_op(const MoeShape& shape, uint32_t ncols, const MoeRouting& routing);
+
+// The most tokens and experts moe_topk_chunk_group_op serves (kernels/include/
+// moe_chunk_group.glsl: a mask of 4 words of tokens per expert in shared memory).
+inline constexpr uint32_t kMoeChunkGroupMaxTokens = 128;
+inline constexpr uint32_t kMoeChunkGroupMaxExperts = 512;
+
+// A prefill chunk's routing and work list in one dispatch (kernels/moe_topk_chunk_group.comp):
+// what moe_topk_op then moe_group_op write, bit for bit, the last of its workgroups to finish
+// grouping the routes, so a chunk takes one dispatch and one barrier less. It counts arrivals in
+// routing.arrivals, which must be zero before the first such dispatch and is left so. Throws as
+// moe_topk_op and moe_group_op, and where C > kMoeChunkGroupMaxTokens or E >
+// kMoeChunkGroupMaxExperts.
+Op moe_topk_chunk_group_op(const MoeShape& shape, const TensorView& logits, uint32_t logits_stride, uint32_t ncols,
+                           const MoeRouting& routing);
 
 // A decode token's routing and work list in one dispatch (kernels/moe_topk_group.comp): what
 // moe_topk_op for that one token (its E logits from the start of `logits`) and moe_group_op

@@ -20,6 +20,7 @@ struct TensorView {
   BufferRef read() const { return {buffer, offset, bytes, Access::Read}; }
   BufferRef write() const { return {buffer, offset, bytes, Access::Write}; }
   BufferRef read_write() const { return {buffer, offset, bytes, Access::ReadWrite}; }
+  bool operator==(const TensorView&) const = default;  // the same range of the same buffer
 };
 
 inline uint32_t ceil_div(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }

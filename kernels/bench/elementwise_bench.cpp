@@ -1,13 +1,14 @@
-// The element-wise and reduction kernels at model widths, for a decode column and a prefill
-// chunk: rmsnorm, qk_norm_rope (Qwen3's per-head norms with NeoX RoPE, the costlier variant;
-// alone and with the KV write the forward pass fuses into it), kv_write (that KV write alone,
-// kernels/kv_write.comp: what the fused form adds), glu (SwiGLU), the norm and GLU forms that
-// also quantize their output (where the build has them), add (the residual add in place, as the
-// shared expert's output and the post-norms reach the residual), sigmoid_mul (Qwen3.5's
-// attention output gate: a gate per element of the attention output, n_heads * head_dim wide),
-// and argmax over the vocabulary (one workgroup, and the sliced form). Their inputs rotate like
-// the others'; they are small enough that the cache may hold them anyway, as it does in the op
-// stream.
+// The element-wise and reduction kernels at model widths, for a decode column and a prefill chunk:
+// rmsnorm, qk_norm_rope (Qwen3's per-head norms with NeoX RoPE, the costlier variant; alone and
+// with the KV write the forward pass fuses into it), kv_write (that KV write alone,
+// kernels/kv_write.comp: what the fused form adds), glu (SwiGLU), the norm and GLU forms that also
+// quantize their output (where the build has them), add (the residual add in place, as the shared
+// expert's output and the post-norms reach the residual), sigmoid_mul (Qwen3.5's attention output
+// gate: a gate per element of the attention output, n_heads * head_dim wide), argmax over the
+// vocabulary (one workgroup, and the sliced form), and the reductions of a split matmul that apply
+// a gated unit or a shared expert's sigmoid gate with the residual add (matmul_split_reduce_glu,
+// matmul_split_reduce_gated). Their inputs rotate like the others'; they are small enough that the
+// cache may hold them anyway, as it does in the op stream.
 //
 // And the floor under all of them: a dispatch that zeroes 64 floats, so its time is what any
 // dispatch behind a global barrier costs (launch, drain, barrier) before it does any work; once
@@ -21,6 +22,7 @@
 #include "engine/ops/fill_zero_op.h"
 #include "engine/ops/glu_op.h"
 #include "engine/ops/kv_write_op.h"
+#include "engine/ops/matmul_split.h"
 #include "engine/ops/qk_norm_rope_op.h"
 #include "engine/ops/quantizing_producer.h"
 #include "engine/ops/rope_kv_write_op.h"
@@ -213,6 +215,33 @@ BenchCase argmax_case(BenchEnv& env, uint32_t vocab, uint32_t cols, bool sliced)
   return c;
 }
 
+// The reductions of a split matmul with an epilogue, over slots of synthetic sums in the
+// default narrow tiling (256 rows x 32 tokens) for a chunk of `cols` tokens: the gated unit of
+// an n-wide stacked gate and up (`glu`), or the sigmoid gate per token and the residual add of
+// an n-row projection.
+BenchCase split_reduce_case(BenchEnv& env, uint32_t n, uint32_t cols, uint32_t splits, bool glu) {
+  BenchCase c;
+  const CoopmatTiling tiling{256, 32, 32, 32, 32, 2};
+  const uint32_t rows = glu ? 2 * n : n;
+  const uint64_t slots = uint64_t(ceil_div(rows, tiling.bm)) * ceil_div(cols, tiling.bn) * splits * tiling.bm * tiling.bn;
+  const uint64_t floats = uint64_t(n) * cols;
+  const Buffer& out = keep(c, Buffer(env.device(), floats * 4, MemoryUse::Device, "reduced"));
+  const Buffer& gate =
+      keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, cols, 14, "sigmoid gates"));
+  const BindingLimits limits = BindingLimits::of(env.info());
+  for (const Buffer* sums : float_copies(env, c, slots, 15, "split sums")) {
+    const SplitSlots s{tiling, splits, TensorView::whole(*sums), rows, cols};
+    if (glu) {
+      GluProblem p{TensorView{}, TensorView{}, TensorView::whole(out), n, cols, n, n, n, GluActivation::Silu};
+      c.round.push_back(matmul_split_reduce_glu_op(s, p, limits));
+    } else {
+      c.round.push_back(matmul_split_reduce_gated_op(s, TensorView::whole(gate), 1, TensorView::whole(out), n, limits));
+    }
+  }
+  c.cost = glu ? split_reduce_glu_cost(n, cols, splits) : split_reduce_gated_cost(n, cols, splits);
+  return c;
+}
+
 // `alternating`: each invocation is followed by one of another kernel, so every dispatch binds
 // a pipeline other than its predecessor's.
 BenchCase dispatch_floor_case(BenchEnv& env, bool alternating) {
@@ -261,6 +290,13 @@ void register_elementwise_benchmarks(GpuBenchmarks& benchmarks) {
                      [=](BenchEnv& env) { return glu_case(env, ffn, cols, true); });
     }
   }
+  // A prefill chunk's shared-expert epilogues (Qwen3.5: its 2 x 512 gate and up split 8 ways,
+  // its 2048-row down 4 ways), at this shape set's FFN and hidden widths.
+  const uint32_t chunk = 32;
+  benchmarks.add("matmul_split_reduce_glu/n:" + std::to_string(s.ffn) + "/splits:8/cols:" + std::to_string(chunk),
+                 [=, n = s.ffn](BenchEnv& env) { return split_reduce_case(env, n, chunk, 8, true); });
+  benchmarks.add("matmul_split_reduce_gated/n:" + std::to_string(s.hidden) + "/splits:4/cols:" + std::to_string(chunk),
+                 [=, n = s.hidden](BenchEnv& env) { return split_reduce_case(env, n, chunk, 4, false); });
   benchmarks.add("dispatch_floor/fill_zero:64", [](BenchEnv& env) { return dispatch_floor_case(env, false); });
   benchmarks.add("dispatch_floor/fill_zero+add:64", [](BenchEnv& env) { return dispatch_floor_case(env, true); });
   // Greedy sampling reads one column of logits per generated token.

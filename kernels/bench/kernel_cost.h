@@ -82,6 +82,22 @@ inline KernelCost sigmoid_mul_cost(uint64_t n, uint64_t cols) {
   return {3.0 * 4.0 * double(n) * double(cols), 5.0 * double(n) * double(cols)};
 }
 
+// A split matmul's reduction with the gated unit (matmul_split_reduce_glu): the splits' slots of
+// gate and up read (2 n values a token each), out written; the adds and the unit (5 operations,
+// as glu_cost counts SiLU).
+inline KernelCost split_reduce_glu_cost(uint64_t n, uint64_t cols, uint64_t splits) {
+  const double elements = double(n) * double(cols);
+  return {4.0 * elements * (2.0 * double(splits) + 1.0), elements * (2.0 * double(splits - 1) + 5.0)};
+}
+
+// A split matmul's reduction gated by one sigmoid per token and added into the residual
+// (matmul_split_reduce_gated): the slots read, y read and written, a gate a token; the adds, the
+// sigmoid and product (5, as sigmoid_mul_cost) and the residual add.
+inline KernelCost split_reduce_gated_cost(uint64_t rows, uint64_t cols, uint64_t splits) {
+  const double elements = double(rows) * double(cols);
+  return {4.0 * elements * (double(splits) + 2.0) + 4.0 * double(cols), elements * (double(splits - 1) + 6.0)};
+}
+
 // Appending `cols` columns of k and v to a float16 KV cache: k and v read as floats, written as
 // halves. The conversion is not counted as arithmetic.
 inline KernelCost kv_write_cost(const AttentionShape& s, uint64_t cols) {

@@ -1,13 +1,13 @@
 // The mixture-of-experts kernels at the MoE preset's shape (ShapeSet::moe_model), for a decode
-// token and prefill chunks: the top-k routing (kernels/moe_topk.comp), the grouping of
-// assignments by expert (moe_group.comp), both in one dispatch for a decode token
-// (moe_topk_group.comp), the expert DMMVs (moe_dmmv_*.comp, and on int8 inputs
-// intdot/moe_dmmv_intdot_*.comp) and, for chunks,
-// the experts' tiled matmul (moe_matmul_*.comp, coopmat/moe_matmul_coopmat_*.comp) in each
-// format a model's experts come in, and the weighted accumulation into the residual
-// (moe_acc.comp; in decode also writing the next norm, intdot/moe_acc_norm.comp, or all of it in
-// decode's down, intdot/moe_dmmv_intdot_<fmt>_acc_norm.comp); the DMMV's
-// workgroup shapes and the matmul's cooperative-matrix tiles as tuning families.
+// token and prefill chunks: the top-k routing (kernels/moe_topk.comp), the grouping of assignments
+// by expert (moe_group.comp), both in one dispatch for a decode token (moe_topk_group.comp) and for
+// a prefill chunk (moe_topk_chunk_group.comp), the expert DMMVs (moe_dmmv_*.comp, and on int8
+// inputs intdot/moe_dmmv_intdot_*.comp) and, for chunks, the experts' tiled matmul
+// (moe_matmul_*.comp, coopmat/moe_matmul_coopmat_*.comp) in each format a model's experts come in,
+// and the weighted accumulation into the residual (moe_acc.comp; in decode also writing the next
+// norm, intdot/moe_acc_norm.comp, or all of it in decode's down,
+// intdot/moe_dmmv_intdot_<fmt>_acc_norm.comp); the DMMV's workgroup shapes and the matmul's
+// cooperative-matrix tiles as tuning families.
 //
 // An expert DMMV reads only the experts its tokens chose, so rotating copies of the stacked
 // weights alone would not keep it honest: one decode token reads 8 of 128 experts (7 MB of a
@@ -20,6 +20,7 @@
 #include <cmath>
 #include <optional>
 
+#include "engine/ops/fill_zero_op.h"
 #include "engine/ops/moe_acc_op.h"
 #include "engine/ops/moe_cost.h"
 #include "engine/ops/moe_dmmv_intdot_op.h"
@@ -216,23 +217,34 @@ BenchCase moe_dmmv_case(BenchEnv& env, WeightFormat format, ExpertRole role, uin
   return c;
 }
 
+// What a top-k benchmark dispatches: the routes alone (moe_topk), or with their work list in
+// the same dispatch, for a decode token (moe_topk_group) or a prefill chunk
+// (moe_topk_chunk_group, whose last workgroup groups the routes).
+enum class TopkForm { Routes, TokenGroup, ChunkGroup };
+
 // `tokens` tokens' router logits rotate; the routing they are written into does not (it is a
-// few hundred bytes, freshly written in the op stream). `group` (one token): moe_topk_group, the
-// routing and its work list in one dispatch, as decode runs it.
-BenchCase topk_case(BenchEnv& env, uint32_t tokens, bool group) {
+// few hundred bytes, freshly written in the op stream).
+BenchCase topk_case(BenchEnv& env, uint32_t tokens, TopkForm form) {
   BenchCase c;
   const MoeShape& m = env.shapes().moe;
   const MoeRouting routing = routing_buffer(env, c, tokens);
+  if (form == TopkForm::ChunkGroup) {  // its arrival count starts at zero, and each dispatch leaves it so
+    const Op zero = fill_zero_op(routing.arrivals);
+    run_immediately(env.device(), env.pipelines(), std::span(&zero, 1));
+  }
   const uint64_t logits = uint64_t(m.n_experts) * tokens;
   c.invocations = rotation_copies(env.info(), 4 * logits, env.input_cache());
   for (uint32_t i = 0; i < c.invocations; ++i) {
     const TensorView copy = TensorView::whole(
         keep(c, synthetic_values(env.device(), env.pipelines(), WeightFormat::F32, logits, 1000 + i, "router logits")));
-    c.round.push_back(group ? moe_topk_group_op(m, copy, routing)
-                            : moe_topk_op(m, copy, m.n_experts, tokens, routing));
+    switch (form) {
+      case TopkForm::Routes: c.round.push_back(moe_topk_op(m, copy, m.n_experts, tokens, routing)); break;
+      case TopkForm::TokenGroup: c.round.push_back(moe_topk_group_op(m, copy, routing)); break;
+      case TopkForm::ChunkGroup: c.round.push_back(moe_topk_chunk_group_op(m, copy, m.n_experts, tokens, routing)); break;
+    }
   }
   c.cost = moe_topk_cost(m.n_experts, m.top_k, tokens);
-  if (group) {  // and the grouping's, less its read of the ids, which stay on chip
+  if (form != TopkForm::Routes) {  // and the grouping's, less its read of the ids, which stay on chip
     const KernelCost grouping = moe_group_cost(m.n_experts, m.top_k, tokens);
     c.cost = {c.cost.bytes + grouping.bytes - 4.0 * m.top_k * tokens, c.cost.flops + grouping.flops};
   }
@@ -289,14 +301,18 @@ void register_moe_benchmarks(GpuBenchmarks& benchmarks) {
   const ShapeSet& s = benchmarks.env().shapes();
   const std::string experts = "e:" + std::to_string(s.moe.n_experts) + "/";
   benchmarks.add("moe_topk_group/" + experts + routing_name(s, 1),
-                 [](BenchEnv& env) { return topk_case(env, 1, true); });
+                 [](BenchEnv& env) { return topk_case(env, 1, TopkForm::TokenGroup); });
   if (has_moe_acc_norm_kernel()) {
     benchmarks.add("moe_acc_norm/n:" + std::to_string(s.moe_hidden) + "/" + routing_name(s, 1),
                    [](BenchEnv& env) { return acc_case(env, 1, true); });
   }
   for (const uint32_t tokens : s.moe_tokens) {
     benchmarks.add("moe_topk/" + experts + routing_name(s, tokens),
-                   [=](BenchEnv& env) { return topk_case(env, tokens, false); });
+                   [=](BenchEnv& env) { return topk_case(env, tokens, TopkForm::Routes); });
+    if (tokens > 1 && tokens <= kMoeChunkGroupMaxTokens && s.moe.n_experts <= kMoeChunkGroupMaxExperts) {
+      benchmarks.add("moe_topk_chunk_group/" + experts + routing_name(s, tokens),
+                     [=](BenchEnv& env) { return topk_case(env, tokens, TopkForm::ChunkGroup); });
+    }
     benchmarks.add("moe_group/" + experts + routing_name(s, tokens),
                    [=](BenchEnv& env) { return group_case(env, tokens); });
     benchmarks.add("moe_acc/n:" + std::to_string(s.moe_hidden) + "/" + routing_name(s, tokens),

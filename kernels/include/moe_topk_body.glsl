@@ -8,18 +8,27 @@
 // With MOE_TOPK_GROUP defined (moe_topk_group.comp, decode: one token) the workgroup also
 // writes the work list moe_group.comp would build from those K routes (bindings 3-5): the K
 // distinct experts in increasing order as items of one assignment each, and each item's
-// assignment, so decode needs no dispatch of its own to group them. Included by a kernel after
+// assignment, so decode needs no dispatch of its own to group them. With MOE_TOPK_CHUNK_GROUP
+// (moe_topk_chunk_group.comp, a prefill chunk) the last workgroup to finish writes the chunk's
+// work list (moe_chunk_group.glsl; binding 6 counts the arrivals). Included by a kernel after
 // its #version and the include extension.
 layout(local_size_x = 32) in;
 layout(constant_id = 0) const int NORM_TOPK = 1;  // 1: the K weights are divided by their sum
 
 layout(binding = 0) readonly buffer Logits { float logits[]; };  // token t at t * logits_stride
+#ifdef MOE_TOPK_CHUNK_GROUP
+layout(binding = 1) coherent buffer RouteE { uint route_e[]; };  // [C][K], read back by the last
+#else
 layout(binding = 1) writeonly buffer RouteE { uint route_e[]; };  // [C][K]
+#endif
 layout(binding = 2) writeonly buffer RouteW { float route_w[]; }; // [C][K]
-#ifdef MOE_TOPK_GROUP
-layout(binding = 3) writeonly buffer Items { uvec4 items[]; };               // [K]
-layout(binding = 4) writeonly buffer Assignments { uint assignments[]; };    // [K]
+#if defined(MOE_TOPK_GROUP) || defined(MOE_TOPK_CHUNK_GROUP)
+layout(binding = 3) writeonly buffer Items { uvec4 items[]; };               // [min(E, C K)]
+layout(binding = 4) writeonly buffer Assignments { uint assignments[]; };    // [C K]
 layout(binding = 5) writeonly buffer Counter { uint counter[]; };            // [1]: n_items
+#endif
+#ifdef MOE_TOPK_CHUNK_GROUP
+layout(binding = 6) coherent buffer Arrivals { uint arrivals[]; };  // [1]: zero between dispatches
 #endif
 
 layout(push_constant) uniform Push {
@@ -29,6 +38,9 @@ layout(push_constant) uniform Push {
 } pc;
 
 #include "moe_topk_rank.glsl"
+#ifdef MOE_TOPK_CHUNK_GROUP
+#include "moe_chunk_group.glsl"
+#endif
 
 void main() {
   if (gl_SubgroupID != 0) return;  // narrower subgroups than the workgroup: the first ranks alone
@@ -37,5 +49,8 @@ void main() {
   write_routes(t, pc.top_k, NORM_TOPK != 0);
 #ifdef MOE_TOPK_GROUP
   write_work_list(pc.n_experts, pc.top_k);
+#endif
+#ifdef MOE_TOPK_CHUNK_GROUP
+  group_chunk_when_last(gl_NumWorkGroups.x, pc.n_experts, pc.top_k);
 #endif
 }

@@ -97,9 +97,12 @@ const Coverage kCoverage[] = {
     {"matmul_coopmat_q4_k_split", "matmul/q4_k/coopmat/", true},
     {"matmul_coopmat_q6_k_split", "matmul/q6_k/coopmat/", true},
     {"matmul_split_reduce", "matmul/q4_k/coopmat/", true},
+    {"matmul_split_reduce_glu", "matmul_split_reduce_glu/"},
+    {"matmul_split_reduce_gated", "matmul_split_reduce_gated/"},
     {"moe_topk", "moe_topk/"},
     {"moe_group", "moe_group/"},
     {"moe_topk_group", "moe_topk_group/"},
+    {"moe_topk_chunk_group", "moe_topk_chunk_group/"},
     {"moe_dmmv_f16", "moe_dmmv/f16/"},
     {"moe_dmmv_q8_0", "moe_dmmv/q8_0/"},
     {"moe_dmmv_q4_k", "moe_dmmv/q4_k/"},
@@ -254,7 +257,7 @@ TEST(KernelCoverage, ElementwiseAndAccumulationCountersAreTheirBytesModels) {
 // with synchronization validation (a report fails the run).
 TEST(KernelCoverage, MoeAndDeltaNetBenchmarksAreValidationClean) {
   const Result r = run(
-      "--validate --benchmark_filter='^(moe_(topk|group|acc)/.*/tokens:64|moe_dmmv/q4_k/down:.*/tokens:64|"
+      "--validate --benchmark_filter='^(moe_(topk|group|acc|topk_chunk_group)/.*/tokens:64|moe_dmmv/q4_k/down:.*/tokens:64|"
       "ssm_(conv|delta|gnorm)/.*/tokens:1)/' --benchmark_min_time=0.01 --benchmark_format=json",
       "2>/dev/null");
   EXPECT_EQ(r.status, 0) << r.out;
@@ -267,8 +270,8 @@ TEST(KernelCoverage, MoeAndDeltaNetBenchmarksAreValidationClean) {
     EXPECT_FALSE(b.contains("error_occurred") && b["error_occurred"].get<bool>()) << name << ": " << b;
     EXPECT_GT(b.at("GB/s").get<double>(), 0) << name;
   }
-  EXPECT_EQ(families, (std::set<std::string>{"moe_topk", "moe_group", "moe_acc", "moe_dmmv", "ssm_conv", "ssm_delta",
-                                             "ssm_gnorm"}))
+  EXPECT_EQ(families, (std::set<std::string>{"moe_topk", "moe_group", "moe_topk_chunk_group", "moe_acc", "moe_dmmv",
+                                             "ssm_conv", "ssm_delta", "ssm_gnorm"}))
       << r.out;
 }
 

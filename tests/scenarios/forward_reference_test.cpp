@@ -12,6 +12,7 @@
 
 #include "engine/model/host_weights.h"
 #include "engine/model/presets.h"
+#include "engine/ops/matmul_split.h"
 #include "engine/reference_forward.h"
 #include "harness/errors.h"
 #include "harness/hazard_ledger.h"
@@ -134,6 +135,10 @@ std::vector<ForwardCase> cases() {
   // ffn_down's 8448 inputs through the matmul in chunks of 4: on the matrix units its K splits
   // across workgroups (matmul_split.h), the scalar matmul elsewhere.
   list.push_back({"tiny-wide", PrefillStrategy::Matmul, BarrierPolicy::Ledger, 4, DmmvActivations::Float,
+                  Placement::Dispatch, Placement::Dispatch, WeightChoice{WeightFormat::Q4_K}});
+  // The shared expert's SwiGLU, sigmoid gate and residual add in the reductions of its split
+  // gate/up and down on the matrix units; their own dispatches elsewhere.
+  list.push_back({"tiny-hybrid-wide", PrefillStrategy::Matmul, BarrierPolicy::Ledger, 8, DmmvActivations::Float,
                   Placement::Dispatch, Placement::Dispatch, WeightChoice{WeightFormat::Q4_K}});
   // One format for every matrix, so that the gated attention's q, k, v and output gate stack
   // too (in the mixture v is Q6_K): the stacks of rows padded to 64, in prefill and decode.
@@ -333,7 +338,8 @@ TEST(Placement, MoeDecodeRunsItsExpertsOnInt8InputsAndTheirSwigluInGateAndUp) {
 // at most 2 assignments on average (C * K / E; tiny-moe: 8 experts, top 2), its down experts
 // where it serves at most 1; and only where the run asked for int8 inputs. Their int8 inputs come
 // from their producers, with no quantize_x of their own: the FFN norm writes the one gate and up
-// read (the router reads its floats through the matmul), the SwiGLU the one down reads.
+// read (the router reads its floats through the matmul), the SwiGLU the one down reads. A
+// chunk's routing and work list are one dispatch (moe_topk_chunk_group) up to 128 tokens.
 TEST(Placement, MatmulChunkExpertsTakeTheInt8DmmvWhereAnExpertServesFew) {
   if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
     GTEST_SKIP() << "no integer-dot path here";
@@ -364,11 +370,44 @@ TEST(Placement, MatmulChunkExpertsTakeTheInt8DmmvWhereAnExpertServesFew) {
   EXPECT_EQ(count(one, "rmsnorm_quantize"), 4 * layers);
   EXPECT_EQ(count(one, "glu_quantize"), 4 * layers);
   EXPECT_EQ(count(one, "quantize_x"), 0);
+  // A chunk's routes and work list in one dispatch, up to the kernel's 128 tokens.
+  EXPECT_EQ(count(one, "moe_topk_chunk_group"), 4 * layers);
+  EXPECT_EQ(count(one, "moe_topk") + count(one, "moe_group"), 0);
+  const auto long_chunk = prefill_kernels(130, 130);
+  EXPECT_EQ(count(long_chunk, "moe_topk_chunk_group"), 0);
+  EXPECT_EQ(count(long_chunk, "moe_topk"), layers);
+  EXPECT_EQ(count(long_chunk, "moe_group"), layers);
   const auto three = prefill_kernels(12, 12);  // 3: all on the matmul, on floats
   EXPECT_EQ(int8_experts(three), 0);
   EXPECT_EQ(count(three, "rmsnorm_quantize") + count(three, "glu_quantize") + count(three, "quantize_x"), 0);
   run.forward.dmmv_activations = DmmvActivations::Float;
   EXPECT_EQ(int8_experts(prefill_kernels(16, 8)), 0);
+}
+
+// A matmul chunk's split projections take the element-wise ops after them into their
+// reductions: a shared expert's SwiGLU after its stacked gate and up, its sigmoid gate and
+// residual add after its down (tiny-hybrid-wide: both split their 8 K steps in two on the
+// matrix units). Where the device has no split matmul (no cooperative matrices, as on lavapipe)
+// those ops keep their dispatches.
+TEST(Placement, SplitMatmulReductionsTakeTheSharedExpertsGluGateAndAdd) {
+  RunConfig run = config_for({"tiny-hybrid-wide", PrefillStrategy::Matmul, BarrierPolicy::Ledger, 8,
+                              DmmvActivations::Float, Placement::Dispatch, Placement::Dispatch,
+                              WeightChoice{WeightFormat::Q4_K}});
+  run.prompt_tokens = 16;
+  const int layer_chunks = static_cast<int>(preset(run.model).n_layers) * 2;
+  const auto count = [](const std::map<std::string, int>& m, const std::string& name) {
+    const auto it = m.find(name);
+    return it == m.end() ? 0 : it->second;
+  };
+  const auto kernels = stream_kernels(run, true, false);
+  const auto labels = stream_kernels(run, true, true);
+  const bool split = matmul_split_scratch_bytes(device().info()) > 0;
+  const int fused = split ? layer_chunks : 0;
+  EXPECT_EQ(count(kernels, "matmul_split_reduce_glu"), fused);
+  EXPECT_EQ(count(kernels, "matmul_split_reduce_gated"), fused);
+  EXPECT_EQ(count(labels, "shared_swiglu"), layer_chunks - fused);
+  EXPECT_EQ(count(labels, "shared_expert_gate"), layer_chunks - fused);
+  EXPECT_EQ(count(labels, "shared_expert_add"), layer_chunks - fused);
 }
 
 // A Gated DeltaNet's output norm writes the int8 input its output projection reads: in an int8

@@ -8,9 +8,13 @@
 
 #include <random>
 
+#include "engine/ops/add_op.h"
+#include "engine/ops/glu_op.h"
 #include "engine/ops/matmul_op.h"
 #include "engine/ops/matmul_split.h"
+#include "engine/ops/sigmoid_mul_op.h"
 #include "engine/reference/matmul_ref.h"
+#include "harness/errors.h"
 #include "kernels/registry.h"
 #include "tests/support/gpu_test.h"
 #include "tests/support/matmul_inputs.h"
@@ -84,6 +88,88 @@ TEST_F(MatmulSplitReduce, AddsTheSlotsInSplitOrder) {
     }
     for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], expected[i]) << "float " << i << (accumulate ? " (+=)" : "");
   }
+}
+
+// The reductions with an epilogue give the bits of the plain reduction and the element-wise
+// dispatches they replace, run here on the same slots: the gated unit after a stacked gate and
+// up (SiLU and GELU; 2 x 160 rows, so up starts inside a row tile), and a sigmoid gate per token
+// with the residual add (gates of both signs, y at an offset with a stride past its rows).
+TEST_F(MatmulSplitReduce, EpiloguesGiveTheBitsOfTheDispatchesTheyReplace) {
+  const CoopmatTiling tiling{64, 32, 32, 32, 32, 2};
+  const uint32_t splits = 4, n = 160, tokens = 40, stride = 2 * n + 8;
+  const uint32_t tiles = ceil_div(2 * n, tiling.bm) * ceil_div(tokens, tiling.bn);
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> uniform(-4.0f, 4.0f);
+  std::vector<float> slots(size_t(tiles) * splits * tiling.bm * tiling.bn);
+  for (auto& v : slots) v = uniform(rng);
+  Buffer sums = upload_floats(slots, "slots");
+  const std::vector<float> zeros(size_t(tokens) * stride + 16, 0.0f);
+  const BindingLimits limits = BindingLimits::of(device().info());
+
+  for (const GluActivation activation : {GluActivation::Silu, GluActivation::GeluTanh}) {
+    const std::vector<float> unwritten(zeros.size(), 12345.0f);
+    Buffer gate_up = upload_floats(zeros, "gate and up"), fused_out = upload_floats(unwritten, "fused out"),
+           plain_out = upload_floats(unwritten, "plain out");
+    const TensorView gu = TensorView::whole(gate_up);
+    const SplitSlots stack{tiling, splits, TensorView::whole(sums), 2 * n, tokens};
+    const auto glu_into = [&](const Buffer& out) {
+      return GluProblem{gu, gu.slice(n * 4, gu.bytes - n * 4), TensorView::whole(out).slice(64, out.size() - 64), n,
+                        tokens, stride, stride, stride, activation};
+    };
+    const MatmulPush push{2 * n, 256, tokens, 256, stride, 0, 0, 0};
+    const Op plain[] = {matmul_split_reduce_op(tiling, splits, TensorView::whole(sums), gu, push, false),
+                        glu_op(glu_into(plain_out))};
+    run_ops(plain, BarrierPolicy::Ledger);
+    const Op fused = matmul_split_reduce_glu_op(stack, glu_into(fused_out), limits);
+    run_ops(std::span(&fused, 1), BarrierPolicy::Ledger);
+    const std::vector<float> want = download_floats(plain_out, zeros.size());
+    const std::vector<float> got = download_floats(fused_out, zeros.size());
+    int written = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i], want[i]) << "float " << i << ", activation " << int(activation);
+      written += got[i] != unwritten[i];
+    }
+    EXPECT_EQ(written, int(n * tokens));  // every element, and nothing outside them
+  }
+
+  std::vector<float> gates(size_t(tokens) * 3), y0(zeros.size());
+  for (auto& v : gates) v = uniform(rng);
+  for (auto& v : y0) v = uniform(rng);
+  Buffer gate = upload_floats(gates, "gates"), tmp = upload_floats(zeros, "ungated");
+  Buffer fused_y = upload_floats(y0, "fused y"), plain_y = upload_floats(y0, "plain y");
+  const SplitSlots down{tiling, splits, TensorView::whole(sums), n, tokens};
+  const auto y_of = [&](const Buffer& y) { return TensorView::whole(y).slice(32, y.size() - 32); };
+  const SigmoidMulProblem gated{TensorView::whole(gate), TensorView::whole(tmp), n, tokens, 3, stride, true};
+  const MatmulPush push{n, 256, tokens, 256, stride, 0, 0, 0};
+  const Op plain[] = {matmul_split_reduce_op(tiling, splits, TensorView::whole(sums), TensorView::whole(tmp), push,
+                                             false),
+                      sigmoid_mul_op(gated),
+                      add_in_place_op(AddInPlaceProblem{y_of(plain_y), TensorView::whole(tmp), n, tokens, stride,
+                                                        stride})};
+  run_ops(plain, BarrierPolicy::Ledger);
+  const Op fused = matmul_split_reduce_gated_op(down, TensorView::whole(gate), 3, y_of(fused_y), stride, limits);
+  run_ops(std::span(&fused, 1), BarrierPolicy::Ledger);
+  const std::vector<float> want = download_floats(plain_y, y0.size());
+  const std::vector<float> got = download_floats(fused_y, y0.size());
+  int changed = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i], want[i]) << "float " << i;
+    changed += got[i] != y0[i];
+  }
+  EXPECT_GT(changed, int(n * tokens * 9 / 10));  // the gated sums were added
+}
+
+// The epilogues refuse a split op of the wrong shape, naming what they need.
+TEST(MatmulSplitReduceEpilogues, RefuseMisfitShapes) {
+  const CoopmatTiling tiling{64, 32, 32, 32, 32, 2};
+  const SplitSlots slots{tiling, 2, TensorView{}, 300, 8};
+  GluProblem glu;
+  glu.n = 100;  // the stack has 300 rows: not gate and up of 100
+  glu.ncols = 8;
+  glu.out_stride = 100;
+  EXPECT_THROW(matmul_split_reduce_glu_op(slots, glu, BindingLimits{}), UsageError);
+  EXPECT_THROW(matmul_split_reduce_gated_op(slots, TensorView{}, 1, TensorView{}, 200, BindingLimits{}),
+               UsageError);  // y's stride is shorter than the 300 rows
 }
 
 struct SplitCase {

@@ -217,5 +217,60 @@ TEST_P(MoeTopkGroupTest, WritesWhatTopkThenGroupWrite) {
 
 INSTANTIATE_TEST_SUITE_P(Routes, MoeTopkGroupTest, ::testing::ValuesIn(kTopkCases));
 
+// A prefill chunk's routes and work list in one dispatch (moe_topk_chunk_group_op) write what
+// moe_topk then moe_group write, bit for bit: twice over the same buffers, the second time with
+// the logits negated, so the second dispatch counts its arrivals from the zero the first left.
+class MoeTopkChunkGroupTest : public GpuTest, public ::testing::WithParamInterface<TopkCase> {};
+
+TEST_P(MoeTopkChunkGroupTest, WritesWhatTopkThenGroupWrite) {
+  const TopkCase& p = GetParam();
+  const uint32_t stride = p.experts + 5;
+  const MoeShape shape{p.experts, p.top_k, 64, 0, p.norm};
+  RoutingBuffers fused = make_routing(shape, p.ncols), plain = make_routing(shape, p.ncols);
+  upload_u32(fused.routing.arrivals, {0u});
+  const size_t n = size_t(p.ncols) * p.top_k;
+  const uint32_t capacity = moe_item_capacity(shape, p.ncols);
+  for (uint32_t round = 0; round < 2; ++round) {
+    std::vector<float> logits = case_logits(p, stride);
+    if (round == 1) {
+      for (auto& v : logits) v = v == kPadding ? v : -v;  // other routes
+    }
+    Buffer lb = upload_floats(logits, "logits");
+    const Op one = moe_topk_chunk_group_op(shape, TensorView::whole(lb), stride, p.ncols, fused.routing);
+    run_ops(std::span(&one, 1), BarrierPolicy::Ledger);
+    const Op two[] = {moe_topk_op(shape, TensorView::whole(lb), stride, p.ncols, plain.routing),
+                      moe_group_op(shape, p.ncols, plain.routing)};
+    run_ops(two, BarrierPolicy::Ledger);
+    const auto words = [&](const RoutingBuffers& rb, const TensorView& v, size_t count) {
+      return transfer().download_as<uint32_t>(*rb.buffer, v.offset, count);
+    };
+    ASSERT_EQ(words(fused, fused.routing.route_e, n), words(plain, plain.routing.route_e, n)) << "round " << round;
+    ASSERT_EQ(words(fused, fused.routing.route_w, n), words(plain, plain.routing.route_w, n)) << "round " << round;
+    ASSERT_EQ(words(fused, fused.routing.items, size_t(capacity) * 4), words(plain, plain.routing.items, size_t(capacity) * 4))
+        << "round " << round;
+    ASSERT_EQ(words(fused, fused.routing.assignments, n), words(plain, plain.routing.assignments, n)) << "round " << round;
+    ASSERT_EQ(words(fused, fused.routing.counter, 1), words(plain, plain.routing.counter, 1)) << "round " << round;
+    ASSERT_EQ(words(fused, fused.routing.arrivals, 1)[0], 0u) << "the count is left at zero, round " << round;
+  }
+}
+
+// Chunks of one to 128 tokens (one to four words of tokens per expert), up to 512 experts, ties
+// and special values, more rounds than a subgroup has lanes.
+INSTANTIATE_TEST_SUITE_P(
+    Routes, MoeTopkChunkGroupTest,
+    ::testing::Values(TopkCase{16, 4, 13, true, Logits::Ties}, TopkCase{256, 8, 32, true, Logits::Random},
+                      TopkCase{128, 8, 33, false, Logits::Random}, TopkCase{512, 2, 128, true, Logits::Ties},
+                      TopkCase{8, 4, 6, true, Logits::Special}, TopkCase{64, 40, 2, true, Logits::Random},
+                      TopkCase{16, 3, 1, false, Logits::AllEqual}));
+
+TEST(MoeTopkChunkGroupOps, RefusesChunksPastTheKernelsMasks) {
+  RoutingBuffers rb = make_routing(MoeShape{1024, 2, 64, 0, true}, 129);
+  Buffer lb(device(), 129 * 1024 * 4, MemoryUse::Device, "logits");
+  EXPECT_THROW(moe_topk_chunk_group_op(MoeShape{16, 2, 64, 0, true}, TensorView::whole(lb), 16, 129, rb.routing),
+               UsageError);  // 129 tokens
+  EXPECT_THROW(moe_topk_chunk_group_op(MoeShape{1024, 1, 64, 0, true}, TensorView::whole(lb), 1024, 4, rb.routing),
+               UsageError);  // 1024 experts
+}
+
 }  // namespace
 }  // namespace pb::test
