@@ -3,7 +3,8 @@
 //
 // One workgroup per token, of 32 invocations: one subgroup on NVIDIA, half of one on RDNA's
 // wave64; where subgroups are narrower (lavapipe) all but the first return at once, and that one
-// ranks the row alone.
+// ranks the row alone. (MOE_TOPK_CHUNK_GROUP's are 256: the first subgroup ranks, and the
+// others wait to group the chunk if theirs is the last workgroup.)
 //
 // With MOE_TOPK_GROUP defined (moe_topk_group.comp, decode: one token) the workgroup also
 // writes the work list moe_group.comp would build from those K routes (bindings 3-5): the K
@@ -12,7 +13,11 @@
 // (moe_topk_chunk_group.comp, a prefill chunk) the last workgroup to finish writes the chunk's
 // work list (moe_chunk_group.glsl; binding 6 counts the arrivals). Included by a kernel after
 // its #version and the include extension.
+#ifdef MOE_TOPK_CHUNK_GROUP
+layout(local_size_x = 256) in;  // the first subgroup ranks; the last workgroup groups with all
+#else
 layout(local_size_x = 32) in;
+#endif
 layout(constant_id = 0) const int NORM_TOPK = 1;  // 1: the K weights are divided by their sum
 
 layout(binding = 0) readonly buffer Logits { float logits[]; };  // token t at t * logits_stride
@@ -42,6 +47,16 @@ layout(push_constant) uniform Push {
 #include "moe_chunk_group.glsl"
 #endif
 
+#ifdef MOE_TOPK_CHUNK_GROUP
+void main() {
+  const uint t = gl_WorkGroupID.x;
+  if (gl_SubgroupID == 0) {
+    rank_routes(t * pc.logits_stride, pc.n_experts, pc.top_k);
+    write_routes(t, pc.top_k, NORM_TOPK != 0);
+  }
+  group_chunk_when_last(gl_NumWorkGroups.x, pc.n_experts, pc.top_k);
+}
+#else
 void main() {
   if (gl_SubgroupID != 0) return;  // narrower subgroups than the workgroup: the first ranks alone
   const uint t = gl_WorkGroupID.x;
@@ -50,7 +65,5 @@ void main() {
 #ifdef MOE_TOPK_GROUP
   write_work_list(pc.n_experts, pc.top_k);
 #endif
-#ifdef MOE_TOPK_CHUNK_GROUP
-  group_chunk_when_last(gl_NumWorkGroups.x, pc.n_experts, pc.top_k);
-#endif
 }
+#endif
