@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
-#include "engine/ops/moe_shape.h"
 #include "engine/model/tensor_plan.h"
+#include "engine/ops/moe_shape.h"
 
 namespace pb {
 

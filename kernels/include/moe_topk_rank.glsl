@@ -25,6 +25,7 @@
 
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_EXT_control_flow_attributes : require
 
 const uint MAX_TOPK = 64;
 const uint NONE = 0xFFFFFFFFu;
@@ -45,24 +46,61 @@ float key_value(uint key) {
 shared float chosen_p[MAX_TOPK];
 shared uint chosen_e[MAX_TOPK];
 
+// A row of up to KEYS_PER_LANE logits a lane is ranked from registers: each lane loads its
+// logits once, as keys, and the softmax and every round read those (key_value gives a logit
+// back, -0 as +0, which exp and the comparisons do not tell apart). Longer rows, or narrower
+// subgroups, read the logits from memory in every pass. Both visit a lane's logits in the same
+// order, so both give the same bits.
+const uint KEYS_PER_LANE = 8;
+
+// Whether `key` (expert e) is a better candidate than (best_key, best_e) for the round after
+// (prev_key, prev_e): after the previous winner in the ranking order, and better than the best so
+// far (strided indices increase, so the first of equal keys is the lowest index).
+bool better_after(uint key, uint e, uint prev_key, uint prev_e, uint best_key, uint best_e) {
+  const bool after_prev = prev_e == NONE || key < prev_key || (key == prev_key && e > prev_e);
+  return after_prev && (best_e == NONE || key > best_key);
+}
+
 // Ranks the n_experts logits from logits[base]: every invocation of one subgroup calls it, and
 // on return that subgroup sees chosen_e and chosen_p (other subgroups after a barrier).
 void rank_routes(uint base, uint n_experts, uint top_k) {
   const uint lane = gl_SubgroupInvocationID;
   const uint width = gl_SubgroupSize;
+  const bool in_registers = n_experts <= KEYS_PER_LANE * width;
+  uint keys[KEYS_PER_LANE];
+  if (in_registers) {
+    [[unroll]] for (uint i = 0; i < KEYS_PER_LANE; ++i) {
+      const uint e = lane + i * width;
+      keys[i] = e < n_experts ? rank_key(logits[base + e]) : 0u;
+    }
+  }
 
   // Softmax denominators over the numbers of the row.
   float local_max = NEG_INF;
-  for (uint e = lane; e < n_experts; e += width) {
-    const float v = logits[base + e];
-    if (!isnan(v)) local_max = max(local_max, v);
+  if (in_registers) {
+    [[unroll]] for (uint i = 0; i < KEYS_PER_LANE; ++i) {
+      const float v = key_value(keys[i]);
+      if (lane + i * width < n_experts && !isnan(v)) local_max = max(local_max, v);
+    }
+  } else {
+    for (uint e = lane; e < n_experts; e += width) {
+      const float v = logits[base + e];
+      if (!isnan(v)) local_max = max(local_max, v);
+    }
   }
   const float row_max = subgroupMax(local_max);
   const bool empty_row = row_max == NEG_INF;  // every logit -inf or NaN
   float local_sum = 0.0;
-  for (uint e = lane; e < n_experts; e += width) {
-    const float v = logits[base + e];
-    if (!isnan(v) && !empty_row) local_sum += exp(v - row_max);
+  if (in_registers) {
+    [[unroll]] for (uint i = 0; i < KEYS_PER_LANE; ++i) {
+      const float v = key_value(keys[i]);
+      if (lane + i * width < n_experts && !isnan(v) && !empty_row) local_sum += exp(v - row_max);
+    }
+  } else {
+    for (uint e = lane; e < n_experts; e += width) {
+      const float v = logits[base + e];
+      if (!isnan(v) && !empty_row) local_sum += exp(v - row_max);
+    }
   }
   const float row_sum = subgroupAdd(local_sum);
 
@@ -70,13 +108,21 @@ void rank_routes(uint base, uint n_experts, uint top_k) {
   uint prev_key = 0xFFFFFFFFu, prev_e = NONE;  // "before everything"
   for (uint r = 0; r < top_k; ++r) {
     uint best_key = 0u, best_e = NONE;
-    for (uint e = lane; e < n_experts; e += width) {
-      const uint key = rank_key(logits[base + e]);
-      const bool after_prev = prev_e == NONE || key < prev_key || (key == prev_key && e > prev_e);
-      // Strided indices increase, so the first of equal keys is the lowest index.
-      if (after_prev && (best_e == NONE || key > best_key)) {
-        best_key = key;
-        best_e = e;
+    if (in_registers) {
+      [[unroll]] for (uint i = 0; i < KEYS_PER_LANE; ++i) {
+        const uint e = lane + i * width;
+        if (e < n_experts && better_after(keys[i], e, prev_key, prev_e, best_key, best_e)) {
+          best_key = keys[i];
+          best_e = e;
+        }
+      }
+    } else {
+      for (uint e = lane; e < n_experts; e += width) {
+        const uint key = rank_key(logits[base + e]);
+        if (better_after(key, e, prev_key, prev_e, best_key, best_e)) {
+          best_key = key;
+          best_e = e;
+        }
       }
     }
     // The largest key, then the lowest index holding it; complementing turns max into min.
