@@ -233,8 +233,13 @@ void emit_shared_expert(Emitter& e, const ForwardContext& f, int32_t l, const Ch
     return;
   }
   f.project(e, "shared_down", down, f.act.act, f.act.tmp, rest, false, chunk);
-  const SigmoidMulProblem gate{ForwardContext::columns(f.act.shared_gate, rest), ForwardContext::columns(f.act.tmp, rest),
-                               c.hidden, rest.count, f.act.shared_gate.stride, f.act.tmp.stride, true};
+  const SigmoidMulProblem gate{ForwardContext::columns(f.act.shared_gate, rest),
+                               ForwardContext::columns(f.act.tmp, rest),
+                               c.hidden,
+                               rest.count,
+                               f.act.shared_gate.stride,
+                               f.act.tmp.stride,
+                               true};
   const AddInPlaceProblem add{ForwardContext::columns(f.act.x, rest), ForwardContext::columns(f.act.tmp, rest),
                               c.hidden, rest.count, f.act.x.stride, f.act.tmp.stride};
   // A matmul chunk's split down applies both in its reduction.

@@ -186,7 +186,9 @@ std::vector<Op> matmul_ops(const ProjectionProblem& p, const BindingLimits& limi
       op.label = "matmul split";
       ops.push_back(op);
       ops.push_back(matmul_split_reduce_op(choice.coop, splits, sums, y.view, push, p.accumulate));
-      if (split != nullptr && rows == p.rows && count == p.ncols) *split = SplitSlots{choice.coop, splits, sums, rows, count};
+      if (split != nullptr && rows == p.rows && count == p.ncols) {
+        *split = SplitSlots{choice.coop, splits, sums, rows, count};
+      }
     }
   }
   return ops;

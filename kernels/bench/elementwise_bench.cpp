@@ -223,7 +223,8 @@ BenchCase split_reduce_case(BenchEnv& env, uint32_t n, uint32_t cols, uint32_t s
   BenchCase c;
   const CoopmatTiling tiling{256, 32, 32, 32, 32, 2};
   const uint32_t rows = glu ? 2 * n : n;
-  const uint64_t slots = uint64_t(ceil_div(rows, tiling.bm)) * ceil_div(cols, tiling.bn) * splits * tiling.bm * tiling.bn;
+  const uint64_t tiles = uint64_t(ceil_div(rows, tiling.bm)) * ceil_div(cols, tiling.bn);
+  const uint64_t slots = tiles * splits * tiling.bm * tiling.bn;
   const uint64_t floats = uint64_t(n) * cols;
   const Buffer& out = keep(c, Buffer(env.device(), floats * 4, MemoryUse::Device, "reduced"));
   const Buffer& gate =

@@ -240,7 +240,9 @@ BenchCase topk_case(BenchEnv& env, uint32_t tokens, TopkForm form) {
     switch (form) {
       case TopkForm::Routes: c.round.push_back(moe_topk_op(m, copy, m.n_experts, tokens, routing)); break;
       case TopkForm::TokenGroup: c.round.push_back(moe_topk_group_op(m, copy, routing)); break;
-      case TopkForm::ChunkGroup: c.round.push_back(moe_topk_chunk_group_op(m, copy, m.n_experts, tokens, routing)); break;
+      case TopkForm::ChunkGroup:
+        c.round.push_back(moe_topk_chunk_group_op(m, copy, m.n_experts, tokens, routing));
+        break;
     }
   }
   c.cost = moe_topk_cost(m.n_experts, m.top_k, tokens);
