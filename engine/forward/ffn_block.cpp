@@ -169,7 +169,7 @@ void emit_experts(Emitter& e, const ForwardContext& f, int32_t l, const Chunk& c
     e.phase(Phase::MoeTopk);
     if (tokens.count == 1) {  // decode: the routes and their work list in one dispatch
       e(moe_topk_group_op(m, ForwardContext::columns(f.act.router, tokens), routing), "moe_topk_group");
-    } else if (tokens.count <= kMoeChunkGroupMaxTokens && m.n_experts <= kMoeChunkGroupMaxExperts) {
+    } else if (moe_topk_chunk_group_fits(m, tokens.count)) {
       // A chunk's too: the last of its top-k workgroups to finish groups the routes.
       e(moe_topk_chunk_group_op(m, ForwardContext::columns(f.act.router, tokens), f.act.router.stride, tokens.count,
                                 routing),

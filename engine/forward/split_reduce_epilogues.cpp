@@ -4,7 +4,6 @@
 // saves the dispatches (and, under global barriers, the barriers) of the ops it takes in, and
 // gives their bits.
 #include "engine/forward/forward_context.h"
-#include "kernels/registry.h"
 
 namespace pb {
 namespace {
@@ -23,8 +22,7 @@ bool ForwardContext::glu_in_split_reduce(Emitter& e, const GluProblem& glu) cons
   if (r == nullptr || r->problem.accumulate || r->problem.rows != 2 * glu.n || r->problem.ncols != glu.ncols ||
       r->problem.y.buffer != glu.gate.buffer || r->problem.y.offset != glu.gate.offset ||
       glu.up.buffer != glu.gate.buffer || glu.up.offset != glu.gate.offset + uint64_t(glu.n) * 4 ||
-      glu.gate_stride != r->problem.y_stride || glu.up_stride != r->problem.y_stride ||
-      find_kernel("matmul_split_reduce_glu") == nullptr) {
+      glu.gate_stride != r->problem.y_stride || glu.up_stride != r->problem.y_stride) {
     return false;
   }
   e.replace(r->op_index, matmul_split_reduce_glu_op(r->slots, glu, limits));
@@ -37,8 +35,7 @@ bool ForwardContext::gated_add_in_split_reduce(Emitter& e, const SigmoidMulProbl
   const SplitRecord* r = last_op_split(e);
   if (r == nullptr || r->problem.accumulate || !gate.broadcast || r->problem.y != gate.y || add.b != gate.y ||
       gate.n != r->problem.rows || add.n != gate.n || gate.ncols != r->problem.ncols || add.ncols != gate.ncols ||
-      gate.y_stride != r->problem.y_stride || add.b_stride != gate.y_stride ||
-      find_kernel("matmul_split_reduce_gated") == nullptr) {
+      gate.y_stride != r->problem.y_stride || add.b_stride != gate.y_stride) {
     return false;
   }
   e.replace(r->op_index, matmul_split_reduce_gated_op(r->slots, gate.g, gate.g_stride, add.y, add.y_stride, limits));

@@ -34,21 +34,6 @@ uint64_t matmul_split_scratch_bytes(const DeviceInfo& info) {
   return bytes;
 }
 
-Op matmul_split_reduce_op(const CoopmatTiling& t, uint32_t splits, const TensorView& sums, const TensorView& y,
-                          const MatmulPush& push, bool accumulate) {
-  Op op;
-  op.kernel = find_kernel("matmul_split_reduce");
-  op.spec.set(0, static_cast<int32_t>(splits))
-      .set(1, static_cast<int32_t>(t.bm))
-      .set(2, static_cast<int32_t>(t.bn))
-      .set(3, accumulate ? 1 : 0);
-  op.bindings = {sums.read(), accumulate ? y.read_write() : y.write()};
-  op.push = PushConstants::of(push);
-  op.groups = {(push.rows + 63) / 64, push.ncols, 1};  // 64 rows a workgroup, a token per row of the grid
-  op.label = "matmul split reduce";
-  return op;
-}
-
 namespace {
 
 void require(bool ok, const std::string& what) {
@@ -72,6 +57,19 @@ AlignedWindow columns_window(const TensorView& view, uint32_t n, uint32_t ncols,
 
 }  // namespace
 
+Op matmul_split_reduce_op(const CoopmatTiling& t, uint32_t splits, const TensorView& sums, const TensorView& y,
+                          const MatmulPush& push, bool accumulate) {
+  Op op;
+  op.kernel = &kernel("matmul_split_reduce");
+  op.spec = split_slot_spec(SplitSlots{t, splits, sums, push.rows, push.ncols});
+  op.spec.set(3, accumulate ? 1 : 0);
+  op.bindings = {sums.read(), accumulate ? y.read_write() : y.write()};
+  op.push = PushConstants::of(push);
+  op.groups = {(push.rows + 63) / 64, push.ncols, 1};  // 64 rows a workgroup, a token per row of the grid
+  op.label = "matmul split reduce";
+  return op;
+}
+
 Op matmul_split_reduce_glu_op(const SplitSlots& slots, const GluProblem& glu, const BindingLimits& limits) {
   require(slots.rows == 2 * glu.n && slots.ncols == glu.ncols && glu.n > 0 && glu.out_stride >= glu.n,
           "the GLU reduction needs a split op of 2 n rows (gate, then up) over the unit's tokens");
@@ -80,7 +78,7 @@ Op matmul_split_reduce_glu_op(const SplitSlots& slots, const GluProblem& glu, co
     uint32_t n, ncols, out_stride, out_offset;
   } push{glu.n, glu.ncols, glu.out_stride, out.first_float};
   Op op;
-  op.kernel = find_kernel("matmul_split_reduce_glu");
+  op.kernel = &kernel("matmul_split_reduce_glu");
   op.spec = split_slot_spec(slots);
   op.spec.set(3, static_cast<int32_t>(glu.activation));
   op.bindings = {slots.sums.read(), out.view.write()};
@@ -100,7 +98,7 @@ Op matmul_split_reduce_gated_op(const SplitSlots& slots, const TensorView& gate,
     uint32_t rows, ncols, y_stride, y_offset, gate_stride, gate_offset;
   } push{slots.rows, slots.ncols, y_stride, out.first_float, gate_stride, g.first_float};
   Op op;
-  op.kernel = find_kernel("matmul_split_reduce_gated");
+  op.kernel = &kernel("matmul_split_reduce_gated");
   op.spec = split_slot_spec(slots);
   op.bindings = {slots.sums.read(), g.view.read(), out.view.read_write()};
   op.push = PushConstants::of(push);

@@ -123,7 +123,7 @@ Op moe_topk_chunk_group_op(const MoeShape& s, const TensorView& logits, uint32_t
   // outputs, and the arrival count.
   Op op = moe_topk_op(s, logits, logits_stride, ncols, r);
   const Op group = moe_group_op(s, ncols, r);
-  if (ncols > kMoeChunkGroupMaxTokens || s.n_experts > kMoeChunkGroupMaxExperts) {
+  if (!moe_topk_chunk_group_fits(s, ncols)) {
     throw UsageError("moe_topk_chunk_group: C " + std::to_string(ncols) + " and E " + std::to_string(s.n_experts) +
                      " must stay within the kernel's " + std::to_string(kMoeChunkGroupMaxTokens) + " tokens and " +
                      std::to_string(kMoeChunkGroupMaxExperts) + " experts; route longer chunks with moe_topk_op and "

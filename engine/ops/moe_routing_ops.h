@@ -93,6 +93,12 @@ inline constexpr uint32_t kMoeChunkGroupMaxExperts = 512;
 Op moe_topk_chunk_group_op(const MoeShape& shape, const TensorView& logits, uint32_t logits_stride, uint32_t ncols,
                            const MoeRouting& routing);
 
+// Whether moe_topk_chunk_group_op serves a chunk of `ncols` tokens of `shape` (its token and
+// expert limits; its other refusals are moe_topk_op's and moe_group_op's).
+inline bool moe_topk_chunk_group_fits(const MoeShape& shape, uint32_t ncols) {
+  return ncols <= kMoeChunkGroupMaxTokens && shape.n_experts <= kMoeChunkGroupMaxExperts;
+}
+
 // A decode token's routing and work list in one dispatch (kernels/moe_topk_group.comp): what
 // moe_topk_op for that one token (its E logits from the start of `logits`) and moe_group_op
 // after it write, bit for bit, with one dispatch and one barrier less. Throws as moe_topk_op.

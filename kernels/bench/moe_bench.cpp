@@ -311,7 +311,7 @@ void register_moe_benchmarks(GpuBenchmarks& benchmarks) {
   for (const uint32_t tokens : s.moe_tokens) {
     benchmarks.add("moe_topk/" + experts + routing_name(s, tokens),
                    [=](BenchEnv& env) { return topk_case(env, tokens, TopkForm::Routes); });
-    if (tokens > 1 && tokens <= kMoeChunkGroupMaxTokens && s.moe.n_experts <= kMoeChunkGroupMaxExperts) {
+    if (tokens > 1 && moe_topk_chunk_group_fits(s.moe, tokens)) {
       benchmarks.add("moe_topk_chunk_group/" + experts + routing_name(s, tokens),
                      [=](BenchEnv& env) { return topk_case(env, tokens, TopkForm::ChunkGroup); });
     }
