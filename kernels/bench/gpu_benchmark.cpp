@@ -65,8 +65,13 @@ GpuBenchmarks::Active& GpuBenchmarks::activate(const std::string& name, const Ca
   active_.reset();  // the previous case's buffers go before this one allocates
   active_name_.clear();
   active_ = std::make_shared<Active>(env_, build(env_));
-  const uint32_t max_invocations = env_.validate() ? kMaxValidatedBatchInvocations : kMaxBatchInvocations;
-  active_->timer.calibrate(kBatchTargetNs, max_invocations);
+  if (const auto known = calibrated_rounds_.find(name); known != calibrated_rounds_.end()) {
+    active_->timer.reuse_calibration(known->second);
+  } else {
+    const uint32_t max_invocations = env_.validate() ? kMaxValidatedBatchInvocations : kMaxBatchInvocations;
+    active_->timer.calibrate(kBatchTargetNs, max_invocations);
+    calibrated_rounds_[name] = active_->timer.rounds();
+  }
   active_name_ = name;
   return *active_;
 }

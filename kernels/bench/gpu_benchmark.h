@@ -59,6 +59,11 @@ class GpuBenchmarks {
   std::string active_name_;
   std::shared_ptr<Active> active_;
   std::map<std::string, CaseBuilder> builders_;
+  // Each case's calibrated rounds per batch, kept for when the case is built again: with
+  // --benchmark_enable_random_interleaving every repetition builds it anew, and Google Benchmark
+  // requires the repetitions of a benchmark to run the same number of iterations, which
+  // KeepRunningBatch rounds to the batch.
+  std::map<std::string, uint32_t> calibrated_rounds_;
   int failures_ = 0;
 };
 

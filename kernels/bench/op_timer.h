@@ -34,6 +34,10 @@ class OpTimer {
   // Runs rounds until the batch takes about `target_ns` of GPU time, at most `max_invocations`
   // invocations; the first batches absorb one-time costs (pipeline and page first use).
   void calibrate(double target_ns, uint32_t max_invocations);
+  // Takes `rounds` per batch (a calibration of the same case before) and runs the untimed
+  // batches calibrate would have: the one-time costs stay out of the figures all the same.
+  void reuse_calibration(uint32_t rounds);
+  uint32_t rounds() const { return rounds_; }
 
   uint32_t invocations_per_batch() const { return invocations_ * rounds_; }
   // The pipeline of each op of the first invocation, in order (ops of one pipeline repeat it).

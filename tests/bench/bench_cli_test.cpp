@@ -106,6 +106,38 @@ TEST(BenchCli, WritesRepetitionAggregatesForTheCompareTool) {
   EXPECT_EQ(medians, kExpectedBenchmarks);
 }
 
+// --benchmark_enable_random_interleaving runs the repetitions of the benchmarks in a shuffled
+// order, so that what ran before a benchmark (the cache, the clocks) is not always the same;
+// each repetition builds its case anew. Each benchmark's repetitions still run one number of
+// iterations (Google Benchmark aborts otherwise), each with a GPU time, and the aggregates follow.
+TEST(BenchCli, RandomInterleavingRunsEachRepetitionWithTheSameIterations) {
+  const Result r = run("--benchmark_filter='^(moe_acc/n:[0-9]+/top:[0-9]+/tokens:(1|64)|rmsnorm/n:[0-9]+/cols:1)/' "
+                       "--benchmark_min_time=0.01 --benchmark_repetitions=3 --benchmark_enable_random_interleaving=true "
+                       "--benchmark_format=json",
+                       "2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  std::map<std::string, std::set<int64_t>> iterations;
+  std::map<std::string, int> repetitions, medians;
+  for (const auto& b : j.at("benchmarks")) {
+    const std::string name = b.at("run_name");
+    if (b.at("run_type") == "iteration") {
+      ++repetitions[name];
+      iterations[name].insert(b.at("iterations").get<int64_t>());
+      EXPECT_TRUE(positive_finite(b.at("real_time"))) << b;
+    } else if (b.at("aggregate_name") == "median") {
+      ++medians[name];
+    }
+  }
+  ASSERT_EQ(repetitions.size(), 3u) << r.out;
+  for (const auto& [name, n] : repetitions) {
+    EXPECT_EQ(n, 3) << name;
+    EXPECT_EQ(iterations[name].size(), 1u) << name;
+    EXPECT_EQ(medians[name], 1) << name;
+  }
+}
+
 TEST(BenchCli, ContextNamesTheDeviceDriverBandwidthAndBuild) {
   const nlohmann::json& j = bench_json();
   ASSERT_FALSE(j.is_discarded());
