@@ -11,6 +11,7 @@
 
 #include "engine/model/presets.h"
 #include "harness/pipeline.h"
+#include "kernels/registry.h"
 #include "scenarios/model_session.h"
 #include "scenarios/run_executor.h"
 #include "tests/support/gpu_test.h"
@@ -67,6 +68,12 @@ inline std::map<std::string, int> stream_kernels(const RunConfig& run, bool pref
 
 inline std::map<std::string, int> decode_kernels(const RunConfig& run, bool labels = false) {
   return stream_kernels(run, false, labels);
+}
+
+// Whether the integer-dot path runs here: `kernel` (an int8 producer) compiled in and the
+// device's integer dot products (the placement tests of int8 producers skip without them).
+inline bool int8_path_here(const char* kernel = "quantize_x") {
+  return find_kernel(kernel) != nullptr && device().info().caps.integer_dot_product;
 }
 
 // How many ops of `name` a count holds (zero where none ran).

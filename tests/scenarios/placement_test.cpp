@@ -58,9 +58,7 @@ TEST(Placement, ProjectionsOfOneNormRunAsOneStack) {
 // down projections before them, and every projection after them divides by the RMS. With
 // glu_placement producer no gated unit keeps its dispatch: each moves into its gate and up.
 TEST(Placement, DecodeKeepsNoNormDispatchAndNoGluDispatch) {
-  if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
-    GTEST_SKIP() << "no integer-dot path here";
-  }
+  if (!int8_path_here()) GTEST_SKIP() << "no integer-dot path here";
   RunConfig run = config_for({"tiny-llama", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4,
                               DmmvActivations::Int8});
   const ModelConfig model = preset(run.model);
@@ -96,9 +94,7 @@ TEST(Placement, DecodeKeepsNoNormDispatchAndNoGluDispatch) {
 // routing, gate, up and the SwiGLU are one dispatch (moe_dmmv_intdot_<fmt>_glu) and no top-k or
 // SwiGLU dispatch is left.
 TEST(Placement, MoeDecodeRunsItsExpertsOnInt8InputsAndTheirSwigluInGateAndUp) {
-  if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
-    GTEST_SKIP() << "no integer-dot path here";
-  }
+  if (!int8_path_here()) GTEST_SKIP() << "no integer-dot path here";
   RunConfig run = config_for({"tiny-moe", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4,
                               DmmvActivations::Int8});
   const int steps = int(kDecode), layers = static_cast<int>(preset(run.model).n_layers);
@@ -156,9 +152,7 @@ TEST(Placement, MoeDecodeRunsItsExpertsOnInt8InputsAndTheirSwigluInGateAndUp) {
 // read (the router reads its floats through the matmul), the SwiGLU the one down reads. A
 // chunk's routing and work list are one dispatch (moe_topk_chunk_group) up to 128 tokens.
 TEST(Placement, MatmulChunkExpertsTakeTheInt8DmmvWhereAnExpertServesFew) {
-  if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
-    GTEST_SKIP() << "no integer-dot path here";
-  }
+  if (!int8_path_here()) GTEST_SKIP() << "no integer-dot path here";
   RunConfig run = config_for({"tiny-moe", PrefillStrategy::Matmul, BarrierPolicy::Ledger, 8, DmmvActivations::Int8});
   const int layers = static_cast<int>(preset(run.model).n_layers);
   const auto prefill_kernels = [&](uint32_t prompt, uint32_t chunk) {
@@ -223,9 +217,7 @@ TEST(Placement, SplitMatmulReductionsTakeTheSharedExpertsGluGateAndAdd) {
 // recurrence with its conv inside (ssm_conv_delta). No ssm_conv or plain ssm_delta is left in
 // decode either way.
 TEST(Placement, DeltaNetDecodeRunsItsConvAndInt8OutputNormInsideTheRecurrence) {
-  if (find_kernel("ssm_gnorm_quantize") == nullptr || !device().info().caps.integer_dot_product) {
-    GTEST_SKIP() << "no integer-dot path here";
-  }
+  if (!int8_path_here("ssm_gnorm_quantize")) GTEST_SKIP() << "no integer-dot path here";
   RunConfig run = config_for({"tiny-hybrid", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4,
                               DmmvActivations::Int8});
   const ModelConfig model = preset(run.model);
@@ -248,9 +240,7 @@ TEST(Placement, DeltaNetDecodeRunsItsConvAndInt8OutputNormInsideTheRecurrence) {
 // their producers as the others do (the producers specialized for it): every norm that leaves its
 // dispatch under norm_placement producer is written by a producer instead.
 TEST(Placement, OnePlusWeightNormsMoveIntoTheirProducers) {
-  if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
-    GTEST_SKIP() << "no integer-dot path here";
-  }
+  if (!int8_path_here()) GTEST_SKIP() << "no integer-dot path here";
   const auto count = [](const std::map<std::string, int>& m, bool norm_dispatches) {
     int n = 0;
     for (const auto& [name, k] : m) {
@@ -290,9 +280,7 @@ TEST(Placement, OnePlusWeightNormsMoveIntoTheirProducers) {
 // quantize_x are in both). The shared expert's down applies the gate and adds into x itself
 // (dmmv_intdot_<fmt>_gated): no sigmoid_mul or add_in_place of the shared expert is left.
 TEST(Placement, SharedExpertReusesTheNormsInt8FormWhereItSurvives) {
-  if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
-    GTEST_SKIP() << "no integer-dot path here";
-  }
+  if (!int8_path_here()) GTEST_SKIP() << "no integer-dot path here";
   RunConfig run = config_for({"tiny-hybrid", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4,
                               DmmvActivations::Int8});
   const int steps = int(kDecode), layers = static_cast<int>(preset(run.model).n_layers);
@@ -320,9 +308,7 @@ TEST(Placement, SharedExpertReusesTheNormsInt8FormWhereItSurvives) {
 // (Activations::experts_quantized_act). With both in one region the experts' gate and up would
 // wait for the shared down's reads.
 TEST(Placement, MoeLayerRunsTheExpertsGateAndUpBesideTheSharedDown) {
-  if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
-    GTEST_SKIP() << "no integer-dot path here";
-  }
+  if (!int8_path_here()) GTEST_SKIP() << "no integer-dot path here";
   RunConfig run = config_for({"tiny-hybrid", PrefillStrategy::Batched, BarrierPolicy::Ledger, 4,
                               DmmvActivations::Int8, Placement::Producer, Placement::Producer});
   PipelineSet pipelines(device(), nullptr);
@@ -363,9 +349,7 @@ TEST(Placement, MoeLayerRunsTheExpertsGateAndUpBesideTheSharedDown) {
 // a few tokens; this one sees a wrong scale at once (an RMS never divided out moved tiny-dense's
 // logits' L2 norm from 32 to 723).
 TEST(Placement, OneDecodeStepMatchesTheDispatchedNormsAndGlus) {
-  if (find_kernel("quantize_x") == nullptr || !device().info().caps.integer_dot_product) {
-    GTEST_SKIP() << "no integer-dot path here";
-  }
+  if (!int8_path_here()) GTEST_SKIP() << "no integer-dot path here";
   // tiny-hybrid and tiny-gemma multiply their norms by 1 + w, in the producers too.
   for (const char* model : {"tiny-dense", "tiny-llama", "tiny-hybrid", "tiny-moe", "tiny-gemma"}) {
     RunConfig run = config_for({model, PrefillStrategy::Batched, BarrierPolicy::Ledger, 4, DmmvActivations::Int8,
