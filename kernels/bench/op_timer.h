@@ -34,8 +34,8 @@ class OpTimer {
   // Runs rounds until the batch takes about `target_ns` of GPU time, at most `max_invocations`
   // invocations; the first batches absorb one-time costs (pipeline and page first use).
   void calibrate(double target_ns, uint32_t max_invocations);
-  // Takes `rounds` per batch (a calibration of the same case before) and runs the untimed
-  // batches calibrate would have: the one-time costs stay out of the figures all the same.
+  // Takes `rounds` per batch (a calibration of the same case before) after the untimed batches
+  // calibrate runs: the one-time costs stay out of the figures, as in the first build.
   void reuse_calibration(uint32_t rounds);
   uint32_t rounds() const { return rounds_; }
 
