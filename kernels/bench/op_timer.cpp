@@ -37,20 +37,28 @@ std::vector<const ComputePipeline*> OpTimer::first_invocation_pipelines() const 
   return {all.begin(), all.begin() + static_cast<std::ptrdiff_t>(per_invocation)};
 }
 
-void OpTimer::calibrate(double target_ns, uint32_t max_invocations) {
+double OpTimer::warm_up() {
   run_batch();
-  double round_ns = run_batch();
-  for (int i = 0; i < 2; ++i) round_ns = std::min(round_ns, run_batch());
-  const double wanted = std::ceil(target_ns / std::max(round_ns / rounds_, 1.0));
-  const double cap = std::max(1u, max_invocations / invocations_);
-  set_rounds(static_cast<uint32_t>(std::clamp(wanted, 1.0, cap)));
+  double batch_ns = run_batch();
+  for (int i = 0; i < 2; ++i) batch_ns = std::min(batch_ns, run_batch());
+  return batch_ns;
+}
+
+void OpTimer::take_rounds(uint32_t rounds) {
+  set_rounds(rounds);
   run_batch();  // the longer stream's descriptor sets and command buffer, once untimed
 }
 
+void OpTimer::calibrate(double target_ns, uint32_t max_invocations) {
+  const double round_ns = warm_up() / rounds_;
+  const double wanted = std::ceil(target_ns / std::max(round_ns, 1.0));
+  const double cap = std::max(1u, max_invocations / invocations_);
+  take_rounds(static_cast<uint32_t>(std::clamp(wanted, 1.0, cap)));
+}
+
 void OpTimer::reuse_calibration(uint32_t rounds) {
-  for (int i = 0; i < 4; ++i) run_batch();  // the batches calibrate runs first, so every build warms alike
-  set_rounds(rounds);
-  run_batch();
+  warm_up();  // as calibrate does, so every build of a case warms alike
+  take_rounds(rounds);
 }
 
 double OpTimer::run_batch() {

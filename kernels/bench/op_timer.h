@@ -55,6 +55,11 @@ class OpTimer {
   Profiler profiler_;
   std::unique_ptr<Recorder> recorder_;
   Submitter submitter_;
+
+  // Untimed batches that absorb the one-time costs; the fastest of the last three, ns.
+  double warm_up();
+  // set_rounds, then one untimed batch of the longer stream.
+  void take_rounds(uint32_t rounds);
 };
 
 }  // namespace pb::bench
