@@ -318,6 +318,16 @@ def pipeline_section(r):
     return out
 
 
+def steadiness(c):
+    """What phasebench-kernels measured about its own run (kernels/bench/steadiness.h)."""
+    if "copy_bandwidth_end_gbps" not in c:
+        return "not stated (a phasebench-kernels older than its steadiness check)"
+    return (f"copy bandwidth {c.get('copy_bandwidth_gbps')} GB/s at the start and "
+            f"{c['copy_bandwidth_end_gbps']} GB/s at the end; the widest spread of one benchmark's repetitions "
+            f"(slowest over fastest): {c.get('repetition_spread_widest')}; "
+            f"{c.get('repetition_spread_over_limit')} benchmark(s) over {c.get('repetition_spread_limit')}")
+
+
 def markdown(r, details, models, invocation):
     c = r.context
     out = ["# Performance record", "",
@@ -335,6 +345,7 @@ def markdown(r, details, models, invocation):
             f"| device | {c.get('device')} ({c.get('device_type')}) |",
             f"| driver | {c.get('driver')} (version {c.get('driver_version')}), Vulkan {c.get('vulkan_api')} |",
             f"| copy bandwidth (roofline) | {c.get('copy_bandwidth_gbps')} GB/s: {c.get('copy_bandwidth_detail')} |",
+            f"| steadiness of the kernel run | {steadiness(c)} |",
             f"| cooperative matrix | {c.get('cooperative_matrix')} |",
             f"| phasebench | {c.get('phasebench_commit')} ({c.get('phasebench_build')}) |",
             f"| kernel inputs | {c.get('rotation')} |",

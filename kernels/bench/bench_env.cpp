@@ -32,6 +32,10 @@ BenchEnv::BenchEnv(const BenchFlags& flags)
   device().mutable_info().copy_bandwidth_gbps = bandwidth_.roofline_gbps;
 }
 
+BandwidthMeasurement BenchEnv::measure_bandwidth_again() {
+  return measure_copy_bandwidth(device(), find_kernel("copy_vec4"));
+}
+
 void BenchEnv::add_benchmark_context() {
   const DeviceInfo& d = info();
   const BuildInfo& b = build_info();

@@ -26,6 +26,9 @@ class BenchEnv {
   PipelineSet& pipelines() { return *pipelines_; }
   WeightCache& weights() { return weights_; }
   const BandwidthMeasurement& bandwidth() const { return bandwidth_; }
+  // The copy bandwidth measured again (after the run: did the device stay as it was?); the
+  // roofline the figures use stays the first measurement.
+  BandwidthMeasurement measure_bandwidth_again();
   const ShapeSet& shapes() const { return shapes_; }
   bool is_cpu_device() { return info().type == "cpu"; }
   bool validate() const { return validate_; }

@@ -1,6 +1,8 @@
 #include "kernels/bench/bench_flags.h"
 
+#include <cmath>
 #include <cstdio>
+#include <string>
 #include <string_view>
 
 #include "harness/errors.h"
@@ -14,6 +16,23 @@ InputCache parse_cache(std::string_view value) {
   throw UsageError("--cache: expected cold (rotate the inputs through copies larger than the cache, the "
                    "default) or hot (read one copy, cache-resident where it fits), got '" +
                    std::string(value) + "'");
+}
+
+double parse_max_spread(std::string_view value) {
+  const std::string text(value);
+  size_t used = 0;
+  double percent = -1;
+  try {
+    percent = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !(percent >= 0) || !std::isfinite(percent)) {
+    throw UsageError("--max-spread: expected a percentage of 0 or more (the widest spread of a benchmark's "
+                     "repetitions, and the change of the copy bandwidth, that pass without a warning; "
+                     "default 5), got '" + text + "'");
+  }
+  return percent / 100;
 }
 
 }  // namespace
@@ -38,7 +57,15 @@ BenchFlags take_bench_flags(int& argc, char** argv) {
       flags.cache = parse_cache(argv[++i]);
     } else if (arg.starts_with("--cache=")) {
       flags.cache = parse_cache(arg.substr(8));
+    } else if (arg == "--max-spread") {
+      if (i + 1 >= argc) throw UsageError("--max-spread needs a value: a percentage, for example 5");
+      flags.max_spread = parse_max_spread(argv[++i]);
+    } else if (arg.starts_with("--max-spread=")) {
+      flags.max_spread = parse_max_spread(arg.substr(13));
     } else {
+      // Google Benchmark's flags stay for it; these two are read here too.
+      if (arg.starts_with("--benchmark_out=")) flags.benchmark_out = std::string(arg.substr(16));
+      if (arg.starts_with("--benchmark_out_format=")) flags.benchmark_out_json = arg.substr(23) == "json";
       argv[kept++] = argv[i];
     }
   }
@@ -60,6 +87,9 @@ void print_bench_flags_help() {
       "                 add the driver's figures for each kernel's pipeline as counters named\n"
       "                 LABEL.STATISTIC (register count, spills, ...; needs\n"
       "                 VK_KHR_pipeline_executable_properties)\n"
+      "  --max-spread P after the run, warn about each benchmark whose repetitions are more\n"
+      "                 than P percent apart (slowest over fastest), and when the copy bandwidth\n"
+      "                 measured again at the end moved by more than P percent (default 5)\n"
       "Google Benchmark's flags follow.\n\n");
 }
 

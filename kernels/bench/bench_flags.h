@@ -13,11 +13,17 @@ struct BenchFlags {
   bool validate = false;  // --validate: Khronos validation with synchronization validation
   InputCache cache = InputCache::Cold;  // --cache cold|hot: rotate the inputs, or read one copy
   bool pipeline_statistics = false;     // --pipeline-statistics: the driver's figures as counters
+  double max_spread = 0.05;  // --max-spread P: repetitions (and the bandwidth) further apart, in percent, warn
+  // Read from Google Benchmark's own --benchmark_out=F and --benchmark_out_format=F, which stay
+  // in argv: the file the run's steadiness is added to, where it is JSON.
+  std::string benchmark_out;
+  bool benchmark_out_json = true;
 };
 
-// Removes --device D (or --device=D), --validate, --pipeline-statistics and --cache C (or --cache=C) from argv,
-// compacting it and updating argc. Throws UsageError for --device without a value and for a
-// --cache value other than cold or hot.
+// Removes --device D (or --device=D), --validate, --pipeline-statistics, --cache C (or --cache=C)
+// and --max-spread P (or --max-spread=P) from argv, compacting it and updating argc. Throws
+// UsageError for --device without a value, a --cache value other than cold or hot, and a
+// --max-spread that is not a percentage of 0 or more.
 BenchFlags take_bench_flags(int& argc, char** argv);
 
 // The lines --help prints for these flags, before Google Benchmark's.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -216,6 +217,50 @@ TEST(BenchCli, SequenceCarriesItsPartsCostAndDispatches) {
   EXPECT_GE(norm.at("dispatches").get<double>(), 1.0) << r.out;
 }
 
+// After the run, the copy bandwidth measured again and the spread of each benchmark's
+// repetitions: on stderr, and in the --benchmark_out file's context. --max-spread 0 flags every
+// benchmark whose repetitions differ at all (GPU times never agree to the nanosecond), so the
+// warning's path runs here whatever the device's noise.
+TEST(BenchCli, StatesTheRunsSteadinessOnStderrAndInTheOutFile) {
+  const std::string file = ::testing::TempDir() + "bench_steadiness.json";
+  std::remove(file.c_str());
+  const Result r = run("--max-spread 0 --benchmark_filter='^(rmsnorm|add)/n:[0-9]+/cols:1/' --benchmark_min_time=0.01 "
+                       "--benchmark_repetitions=3 --benchmark_format=json --benchmark_out=" + file,
+                       "2>&1 >/dev/null");  // stderr alone
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("copy bandwidth"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("at the end"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("repetitions of 2 benchmarks; the widest spread"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("benchmark(s) spread by more than 0.00%"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("over 3 repetitions, rmsnorm/"), std::string::npos) << r.out;
+
+  std::ifstream in(file);
+  ASSERT_TRUE(in) << file;
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << file;
+  const nlohmann::json& c = j.at("context");
+  EXPECT_GT(std::stod(c.at("copy_bandwidth_end_gbps").get<std::string>()), 0) << c;
+  EXPECT_EQ(c.at("repetition_spread_limit"), "0.00%") << c;
+  EXPECT_NE(c.at("repetition_spread_widest").get<std::string>().find("over 3 repetitions"), std::string::npos) << c;
+  const int over = std::stoi(c.at("repetition_spread_over_limit").get<std::string>());
+  EXPECT_GE(over, 1) << c;
+  EXPECT_LE(over, 2) << c;
+  // The benchmarks themselves are as Google Benchmark wrote them: 2 x 3 repetitions, 2 x 4 aggregates.
+  EXPECT_EQ(j.at("benchmarks").size(), 14u) << j.at("benchmarks").dump(1);
+  std::remove(file.c_str());
+}
+
+// One repetition (the default) has no spread to state, and a run with a generous limit warns of
+// nothing it measured within it.
+TEST(BenchCli, OneRepetitionStatesNoSpread) {
+  const Result r = run("--benchmark_filter='^rmsnorm/n:[0-9]+/cols:1/' --benchmark_min_time=0.01 --benchmark_format=json",
+                       "2>&1 >/dev/null");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("copy bandwidth"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("widest spread"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("spread by more than"), std::string::npos) << r.out;
+}
+
 TEST(BenchCli, BadUsageExitsWithStatus2) {
   Result r = run("--device");
   EXPECT_EQ(r.status, 2) << r.out;
@@ -223,6 +268,12 @@ TEST(BenchCli, BadUsageExitsWithStatus2) {
   r = run("--cache warm");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("--cache: expected cold"), std::string::npos) << r.out;
+  r = run("--max-spread five");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--max-spread: expected a percentage of 0 or more"), std::string::npos) << r.out;
+  r = run("--max-spread=-1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("got '-1'"), std::string::npos) << r.out;
   r = run("--no-such-flag");
   EXPECT_EQ(r.status, 2) << r.out;
   r = run("--device 99 --benchmark_filter=none");
@@ -246,7 +297,10 @@ TEST(BenchCli, PipelineStatisticsAreCountersOrAClearRefusal) {
     return;
   }
   ASSERT_EQ(r.status, 0) << r.out;
-  const nlohmann::json j = nlohmann::json::parse(r.out.substr(r.out.find('{')), nullptr, false);
+  // stderr is in the output too: the JSON is the part between the first and the last brace.
+  const size_t first = r.out.find('{'), last = r.out.rfind('}');
+  ASSERT_NE(first, std::string::npos) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out.substr(first, last - first + 1), nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
   ASSERT_EQ(j.at("benchmarks").size(), 1u) << r.out;
   size_t statistics = 0;

@@ -193,6 +193,18 @@ def test_the_read_floor_is_the_fastest_grid_and_each_dmmv_is_set_against_it(kern
         assert row[4] == f"{time / floors[fastest]:.3f}×"
 
 
+def test_the_record_states_the_kernel_runs_steadiness(kernels_binary, tmp_path):
+    text, medians = kernels_report(kernels_binary, tmp_path, r"rmsnorm/n:[0-9]+/cols:1|add/n:[0-9]+/cols:1")
+    assert len(medians) == 2
+    context = json.loads((tmp_path / "kernels.json").read_text())["context"]
+    row = [line for line in text.splitlines() if line.startswith("| steadiness of the kernel run |")]
+    assert len(row) == 1, text
+    assert f"{context['copy_bandwidth_gbps']} GB/s at the start" in row[0]
+    assert f"{context['copy_bandwidth_end_gbps']} GB/s at the end" in row[0]
+    assert "over 3 repetitions" in row[0]
+    assert f"{context['repetition_spread_over_limit']} benchmark(s) over 5.00%" in row[0]
+
+
 def test_each_fused_kernel_is_set_against_the_plain_projection_on_its_weights(kernels_binary, tmp_path):
     wanted = r"dmmv_intdot/q4_k/(norm|rms|glu|dmmv)/(attn|ffn_down|ffn_gate_up):[0-9x]+/num_cols:1"
     text, by_name = kernels_report(kernels_binary, tmp_path, wanted)
