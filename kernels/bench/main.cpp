@@ -26,6 +26,7 @@ void state_steadiness(pb::bench::BenchEnv& env, const pb::bench::BenchFlags& fla
                       const pb::bench::SpreadRecorder& recorder) {
   pb::bench::Steadiness s;
   s.spreads = recorder.spreads();
+  s.unchecked = recorder.unchecked();
   s.bandwidth_start_gbps = env.bandwidth().roofline_gbps;
   s.bandwidth_end_gbps = env.measure_bandwidth_again().roofline_gbps;
   s.limit = flags.max_spread;

@@ -17,11 +17,14 @@ void SpreadRecorder::ReportRuns(const std::vector<Run>& runs) {
   // Benchmark reports a benchmark once its last repetition has run); grouped by name anyway.
   std::map<std::string, RepetitionSpread> by_name;
   for (const Run& run : runs) {
+    const std::string name = run.run_name.str();  // the same for a benchmark's repetitions and aggregates
+    if (run.run_type == Run::RT_Aggregate) aggregated_.insert(name);
     if (run.run_type != Run::RT_Iteration || run.error_occurred || run.iterations == 0) continue;
+    timed_.insert(name);
     const double time = run.GetAdjustedRealTime();
-    RepetitionSpread& s = by_name[run.benchmark_name()];
+    RepetitionSpread& s = by_name[name];
     if (s.repetitions++ == 0) {
-      s.name = run.benchmark_name();
+      s.name = name;
       s.fastest = s.slowest = time;
     } else {
       s.fastest = std::min(s.fastest, time);
@@ -31,6 +34,12 @@ void SpreadRecorder::ReportRuns(const std::vector<Run>& runs) {
   for (auto& [name, s] : by_name) {
     if (s.repetitions >= 2 && s.fastest > 0) spreads_.push_back(std::move(s));
   }
+}
+
+size_t SpreadRecorder::unchecked() const {
+  size_t n = 0;
+  for (const std::string& name : aggregated_) n += timed_.count(name) == 0 ? 1 : 0;
+  return n;
 }
 
 void SpreadRecorder::Finalize() { display_->Finalize(); }

@@ -7,6 +7,7 @@
 #include <benchmark/benchmark.h>
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,9 @@ struct RepetitionSpread {
 
 // A display reporter that forwards everything to the one it wraps (the console, JSON or CSV
 // reporter --benchmark_format chose) and keeps, per benchmark with two or more timed
-// repetitions, their spread. Benchmarks reported by aggregates only (no repetition times) and
-// failed repetitions are not counted.
+// repetitions, their spread. Failed repetitions are not counted; benchmarks the display gets as
+// aggregates only (--benchmark_display_aggregates_only, --benchmark_report_aggregates_only) have
+// no repetition times to compare and are counted as unchecked.
 class SpreadRecorder : public benchmark::BenchmarkReporter {
  public:
   explicit SpreadRecorder(std::unique_ptr<benchmark::BenchmarkReporter> display);
@@ -36,11 +38,15 @@ class SpreadRecorder : public benchmark::BenchmarkReporter {
   const std::vector<RepetitionSpread>& spreads() const { return spreads_; }
   // Benchmarks reported (none when --benchmark_list_tests only listed them).
   size_t reported() const { return reported_; }
+  // Benchmarks with aggregates but no repetition times.
+  size_t unchecked() const;
 
  private:
   std::unique_ptr<benchmark::BenchmarkReporter> display_;
   std::vector<RepetitionSpread> spreads_;
   size_t reported_ = 0;
+  std::set<std::string> timed_;       // benchmarks with at least one repetition's time
+  std::set<std::string> aggregated_;  // benchmarks with aggregates (two or more repetitions)
 };
 
 }  // namespace pb::bench

@@ -62,6 +62,12 @@ std::string steadiness_text(const Steadiness& s) {
     out << "phasebench-kernels: repetitions of " << s.spreads.size()
         << " benchmarks; the widest spread (slowest over fastest) " << spread_line(*w) << "\n";
   }
+  if (s.unchecked > 0) {
+    out << "phasebench-kernels: the spread of " << s.unchecked
+        << " benchmark(s) is not checked: they were reported by aggregates only (without "
+           "--benchmark_display_aggregates_only and --benchmark_report_aggregates_only each repetition is "
+           "compared)\n";
+  }
   const std::vector<RepetitionSpread> over = s.over_limit();
   if (std::abs(change) > s.limit) {
     out << "phasebench-kernels: warning: the copy bandwidth moved by more than " << percent(s.limit)
@@ -106,6 +112,7 @@ void add_steadiness_to_json(const std::filesystem::path& file, const Steadiness&
       {"repetition_spread_widest", w ? spread_line(*w) : "no benchmark ran two or more repetitions"},
       {"repetition_spread_limit", percent(s.limit)},
       {"repetition_spread_over_limit", std::to_string(s.over_limit().size())},
+      {"repetition_spread_unchecked", std::to_string(s.unchecked)},
   };
   std::string inserted;
   for (const auto& [key, value] : entries) {

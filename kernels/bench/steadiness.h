@@ -15,6 +15,7 @@ namespace pb::bench {
 
 struct Steadiness {
   std::vector<RepetitionSpread> spreads;  // benchmarks with two or more repetitions
+  size_t unchecked = 0;  // benchmarks reported by aggregates only: no repetition times to compare
   double bandwidth_start_gbps = 0;
   double bandwidth_end_gbps = 0;
   double limit = 0.05;  // a spread or a bandwidth change above it is flagged (0.05: 5%)
@@ -31,8 +32,8 @@ struct Steadiness {
 std::string steadiness_text(const Steadiness& s);
 
 // Adds the figures to the "context" of a Google Benchmark JSON file (--benchmark_out), rewriting
-// it atomically: copy_bandwidth_end_gbps, repetition_spread_widest, repetition_spread_limit and
-// repetition_spread_over_limit. Throws UsageError naming the file when it is not such JSON.
+// it atomically: copy_bandwidth_end_gbps, repetition_spread_widest, repetition_spread_limit,
+// repetition_spread_over_limit and repetition_spread_unchecked. Throws UsageError naming the file when it is not such JSON.
 void add_steadiness_to_json(const std::filesystem::path& file, const Steadiness& s);
 
 }  // namespace pb::bench

@@ -242,6 +242,7 @@ TEST(BenchCli, StatesTheRunsSteadinessOnStderrAndInTheOutFile) {
   EXPECT_GT(std::stod(c.at("copy_bandwidth_end_gbps").get<std::string>()), 0) << c;
   EXPECT_EQ(c.at("repetition_spread_limit"), "0.00%") << c;
   EXPECT_NE(c.at("repetition_spread_widest").get<std::string>().find("over 3 repetitions"), std::string::npos) << c;
+  EXPECT_EQ(c.at("repetition_spread_unchecked"), "0") << c;
   const int over = std::stoi(c.at("repetition_spread_over_limit").get<std::string>());
   EXPECT_GE(over, 1) << c;
   EXPECT_LE(over, 2) << c;
@@ -259,6 +260,17 @@ TEST(BenchCli, OneRepetitionStatesNoSpread) {
   EXPECT_NE(r.out.find("copy bandwidth"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("widest spread"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("spread by more than"), std::string::npos) << r.out;
+}
+
+// With the display given aggregates only there are no repetition times to compare: the run says
+// so instead of stating no spread as if there were none.
+TEST(BenchCli, AggregatesOnlyDisplayLeavesTheSpreadUncheckedAndSaysSo) {
+  const Result r = run("--max-spread 0 --benchmark_filter='^(rmsnorm|add)/n:[0-9]+/cols:1/' --benchmark_min_time=0.01 "
+                       "--benchmark_repetitions=2 --benchmark_display_aggregates_only=true",
+                       "2>&1 >/dev/null");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("the spread of 2 benchmark(s) is not checked"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("widest spread"), std::string::npos) << r.out;
 }
 
 TEST(BenchCli, BadUsageExitsWithStatus2) {
