@@ -328,6 +328,41 @@ def steadiness(c):
             f"{c.get('repetition_spread_over_limit')} benchmark(s) over {c.get('repetition_spread_limit')}")
 
 
+def device_bandwidths(r):
+    """The copy bandwidth as each run of the record measured it, in the order they ran: the
+    kernel run's at its start and end, then each `phasebench run`'s at its start. (label, GB/s)."""
+    measured = []
+    for key, label in (("copy_bandwidth_gbps", "kernels, start"), ("copy_bandwidth_end_gbps", "kernels, end")):
+        try:
+            measured.append((label, float(r.context[key])))
+        except (KeyError, ValueError):
+            pass
+    for ident in r.commands:
+        path = os.path.join(r.results, ident + ".json")
+        if ident in ("kernels", "pipelines") or not os.path.exists(path):
+            continue
+        gbps = load(path).get("device", {}).get("copy_bandwidth_gbps")
+        if isinstance(gbps, (int, float)) and gbps > 0:
+            measured.append((ident, float(gbps)))
+    return measured
+
+
+def bandwidth_across_runs(r, limit=0.05):
+    """The header's line on whether the device stayed as it was from the first run to the last."""
+    measured = device_bandwidths(r)
+    if len(measured) < 2:
+        return "measured fewer than twice"
+    lowest = min(measured, key=lambda m: m[1])
+    highest = max(measured, key=lambda m: m[1])
+    apart = highest[1] / lowest[1] - 1
+    text = (f"measured {len(measured)} times (the kernel run's start and end, then each `phasebench run` at "
+            f"its start): {num(lowest[1])} – {num(highest[1])} GB/s, {pct(apart)} apart")
+    if apart > limit:
+        text += (f"; **more than {pct(limit)}: the device changed during the record (lowest at `{lowest[0]}`, "
+                 f"highest at `{highest[0]}`), so its figures may not compare with each other**")
+    return text
+
+
 def markdown(r, details, models, invocation):
     c = r.context
     out = ["# Performance record", "",
@@ -346,6 +381,7 @@ def markdown(r, details, models, invocation):
             f"| driver | {c.get('driver')} (version {c.get('driver_version')}), Vulkan {c.get('vulkan_api')} |",
             f"| copy bandwidth (roofline) | {c.get('copy_bandwidth_gbps')} GB/s: {c.get('copy_bandwidth_detail')} |",
             f"| steadiness of the kernel run | {steadiness(c)} |",
+            f"| copy bandwidth across the record's runs | {bandwidth_across_runs(r)} |",
             f"| cooperative matrix | {c.get('cooperative_matrix')} |",
             f"| phasebench | {c.get('phasebench_commit')} ({c.get('phasebench_build')}) |",
             f"| kernel inputs | {c.get('rotation')} |",

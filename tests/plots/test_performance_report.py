@@ -205,6 +205,34 @@ def test_the_record_states_the_kernel_runs_steadiness(kernels_binary, tmp_path):
     assert f"{context['repetition_spread_over_limit']} benchmark(s) over 5.00%" in row[0]
 
 
+def bandwidth_row(folder: Path, kernel_gbps: tuple, run_gbps: list) -> str:
+    """The record's row on the copy bandwidth across its runs, from a kernel run that measured
+    `kernel_gbps` (start, end) and runs probe-0, probe-1, ... that measured `run_gbps`."""
+    context = {"device_type": "cpu", "copy_bandwidth_gbps": f"{kernel_gbps[0]:.1f}",
+               "copy_bandwidth_end_gbps": f"{kernel_gbps[1]:.1f}"}
+    (folder / "kernels.json").write_text(json.dumps({"context": context, "benchmarks": []}))
+    for i, gbps in enumerate(run_gbps):
+        (folder / f"probe-{i}.json").write_text(json.dumps({"device": {"copy_bandwidth_gbps": gbps}, "runs": []}))
+    text = write_report(folder, [f"probe-{i}" for i in range(len(run_gbps))])
+    rows = [line for line in text.splitlines() if line.startswith("| copy bandwidth across the record's runs |")]
+    assert len(rows) == 1, text
+    return rows[0]
+
+
+def test_the_record_states_the_copy_bandwidth_across_its_runs(tmp_path):
+    row = bandwidth_row(tmp_path, (2988.0, 2990.0), [2985.0, 2993.0])
+    assert "measured 4 times" in row
+    assert "2985 – 2993 GB/s" in row
+    assert "more than" not in row
+
+
+def test_a_device_that_changed_during_the_record_is_flagged(tmp_path):
+    row = bandwidth_row(tmp_path, (2988.0, 2990.0), [2985.0, 2500.0, 2991.0])
+    assert "measured 5 times" in row
+    assert "2500 – 2991 GB/s" in row
+    assert "the device changed during the record (lowest at `probe-1`, highest at `probe-2`)" in row
+
+
 def test_each_fused_kernel_is_set_against_the_plain_projection_on_its_weights(kernels_binary, tmp_path):
     wanted = r"dmmv_intdot/q4_k/(norm|rms|glu|dmmv)/(attn|ffn_down|ffn_gate_up):[0-9x]+/num_cols:1"
     text, by_name = kernels_report(kernels_binary, tmp_path, wanted)
