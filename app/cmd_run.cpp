@@ -5,6 +5,7 @@
 
 #include "app/commands.h"
 #include "app/device_options.h"
+#include "app/device_steadiness.h"
 #include "app/progress_line.h"
 #include "app/run_options.h"
 #include "app/run_summary.h"
@@ -80,8 +81,9 @@ int run_command(const RunCommand& o) {
                                      {"max_rel_ci", rule.max_rel_ci}, {"max_seconds", rule.max_seconds}}}};
   ResultFile file(to_json(gpu.device().info()), scenario);
   file.add_run(run);
-  file.save(o.out);
+  file.save(o.out);  // before the probe below: nothing measured is lost if it fails
   print_run_summary(std::cout, run);
+  state_device_steadiness(gpu, o.out, std::cout);
   std::cout << "  result: " << o.out << "\n";
   if (record.status != "ok") return 1;
   if (o.reference) check_against_reference(config, model, *record.fingerprint);

@@ -5,6 +5,7 @@
 
 #include "app/commands.h"
 #include "app/device_options.h"
+#include "app/device_steadiness.h"
 #include "app/progress_line.h"
 #include "harness/errors.h"
 #include "results/result_file.h"
@@ -49,6 +50,7 @@ int sweep_command(const SweepCommand& o) {
             << options.out.string() << "\n";
   const SweepOutcome outcome = run_sweep(gpu.device(), *gpu.pipelines, *gpu.transfer, scenario, options);
   progress.finish();
+  state_device_steadiness(gpu, options.out, std::cout);
   std::cout << outcome.runs << " runs (" << outcome.skipped << " already done): " << outcome.ok
             << " ok, " << outcome.incorrect << " incorrect, " << outcome.failed << " failed\n";
   return outcome.incorrect + outcome.failed > 0 ? 1 : 0;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <cstdio>
 #include <string>
 
 #include "harness/build_info.h"
@@ -145,6 +146,56 @@ TEST(CliRun, SummaryCountsTheTimestampsOfEachDensity) {
   EXPECT_EQ(off, 0.0);
   EXPECT_EQ(submit, 2.0);  // one submit a token, a timestamp at each end
   EXPECT_GT(dispatch, 10.0);  // one after each of a tiny model's dozen-odd dispatches
+}
+
+// The copy bandwidth is measured at the start (the roofline) and again at the end, and the
+// result file holds both, so a device that changed while it ran shows in the file itself.
+nlohmann::json device_block(const std::string& path) {
+  FILE* f = fopen(path.c_str(), "r");
+  if (!f) return nlohmann::json();
+  std::string text;
+  char buffer[4096];
+  for (size_t n; (n = fread(buffer, 1, sizeof buffer, f)) > 0;) text.append(buffer, n);
+  fclose(f);
+  const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  return doc.is_object() ? doc.value("device", nlohmann::json()) : nlohmann::json();
+}
+
+TEST(CliRun, TheResultHoldsTheCopyBandwidthAtTheStartAndTheEnd) {
+  const std::string out = "/tmp/phasebench-cli-bandwidth.json";
+  std::remove(out.c_str());
+  const Result r = run("run --model tiny-dense --prompt 4 --decode 2 --repetitions 1 --warmup 0 --out " + out);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("  copy bandwidth: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" GB/s at the end ("), std::string::npos) << r.out;
+  const nlohmann::json device = device_block(out);
+  ASSERT_TRUE(device.is_object()) << out;
+  EXPECT_GT(device.value("copy_bandwidth_gbps", 0.0), 0) << device;
+  EXPECT_GT(device.value("copy_bandwidth_end_gbps", 0.0), 0) << device;
+
+  // Without the probe at the start there is nothing to set the end beside.
+  const Result none = run("run --model tiny-dense --prompt 4 --decode 2 --repetitions 1 --warmup 0 --no-bandwidth "
+                          "--out " + out);
+  ASSERT_EQ(none.status, 0) << none.out;
+  EXPECT_EQ(none.out.find("copy bandwidth:"), std::string::npos) << none.out;
+  EXPECT_FALSE(device_block(out).contains("copy_bandwidth_end_gbps")) << device_block(out);
+}
+
+TEST(CliSweep, TheResultHoldsTheCopyBandwidthAtTheStartAndTheEnd) {
+  const char* path = "/tmp/phasebench-bandwidth-scenario.json";
+  FILE* f = fopen(path, "w");
+  fputs("{\"name\": \"bandwidth\", \"model\": \"tiny-dense\", \"workload\": {\"prompt_tokens\": 4, "
+        "\"decode_tokens\": 2}, \"axes\": {\"barriers\": [\"global\", \"ledger\"]}, "
+        "\"repetitions\": {\"warmup\": 0, \"min\": 1, \"max\": 1}}",
+        f);
+  fclose(f);
+  const std::string out = "/tmp/phasebench-bandwidth-sweep.json";
+  std::remove(out.c_str());
+  const Result r = run(std::string("sweep ") + path + " --out " + out);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find(" GB/s at the end ("), std::string::npos) << r.out;
+  const nlohmann::json device = device_block(out);
+  EXPECT_GT(device.value("copy_bandwidth_end_gbps", 0.0), 0) << device;
 }
 
 TEST(CliSweep, BadScenarioFileIsAUsageErrorNamingFileAndPointer) {
