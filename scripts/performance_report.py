@@ -330,7 +330,8 @@ def steadiness(c):
 
 def device_bandwidths(r):
     """The copy bandwidth as each run of the record measured it, in the order they ran: the
-    kernel run's at its start and end, then each `phasebench run`'s at its start. (label, GB/s)."""
+    kernel run's at its start and end, then each `phasebench run`'s at its start and (where its
+    result file holds it) at its end. (label, GB/s)."""
     measured = []
     for key, label in (("copy_bandwidth_gbps", "kernels, start"), ("copy_bandwidth_end_gbps", "kernels, end")):
         try:
@@ -341,9 +342,11 @@ def device_bandwidths(r):
         path = os.path.join(r.results, ident + ".json")
         if ident in ("kernels", "pipelines") or not os.path.exists(path):
             continue
-        gbps = load(path).get("device", {}).get("copy_bandwidth_gbps")
-        if isinstance(gbps, (int, float)) and gbps > 0:
-            measured.append((ident, float(gbps)))
+        device = load(path).get("device", {})
+        for key, label in (("copy_bandwidth_gbps", ident), ("copy_bandwidth_end_gbps", ident + ", end")):
+            gbps = device.get(key)
+            if isinstance(gbps, (int, float)) and gbps > 0:
+                measured.append((label, float(gbps)))
     return measured
 
 
@@ -355,8 +358,8 @@ def bandwidth_across_runs(r, limit=0.05):
     lowest = min(measured, key=lambda m: m[1])
     highest = max(measured, key=lambda m: m[1])
     apart = highest[1] / lowest[1] - 1
-    text = (f"measured {len(measured)} times (the kernel run's start and end, then each `phasebench run` at "
-            f"its start): {num(lowest[1])} – {num(highest[1])} GB/s, {pct(apart)} apart")
+    text = (f"measured {len(measured)} times (the kernel run's start and end, then each `phasebench run`'s "
+            f"start and end): {num(lowest[1])} – {num(highest[1])} GB/s, {pct(apart)} apart")
     if apart > limit:
         text += (f"; **more than {pct(limit)}: the device changed during the record (lowest at `{lowest[0]}`, "
                  f"highest at `{highest[0]}`), so its figures may not compare with each other**")

@@ -233,6 +233,17 @@ def test_a_device_that_changed_during_the_record_is_flagged(tmp_path):
     assert "the device changed during the record (lowest at `probe-1`, highest at `probe-2`)" in row
 
 
+def test_a_runs_end_counts_where_its_result_file_holds_it(tmp_path):
+    (tmp_path / "kernels.json").write_text(json.dumps({"context": {
+        "device_type": "cpu", "copy_bandwidth_gbps": "2988.0", "copy_bandwidth_end_gbps": "2990.0"}, "benchmarks": []}))
+    (tmp_path / "probe-0.json").write_text(json.dumps(
+        {"device": {"copy_bandwidth_gbps": 2985.0, "copy_bandwidth_end_gbps": 2600.0}, "runs": []}))
+    text = write_report(tmp_path, ["probe-0"])
+    row = [line for line in text.splitlines() if line.startswith("| copy bandwidth across the record's runs |")][0]
+    assert "measured 4 times" in row
+    assert "lowest at `probe-0, end`" in row
+
+
 def test_each_fused_kernel_is_set_against_the_plain_projection_on_its_weights(kernels_binary, tmp_path):
     wanted = r"dmmv_intdot/q4_k/(norm|rms|glu|dmmv)/(attn|ffn_down|ffn_gate_up):[0-9x]+/num_cols:1"
     text, by_name = kernels_report(kernels_binary, tmp_path, wanted)
