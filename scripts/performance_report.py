@@ -278,13 +278,21 @@ def moe_figures(r):
         for prefix, phase, what in kinds:
             if not ident.startswith(prefix):
                 continue
-            figure = f"{phase} {ident.removeprefix(prefix)} q4_k (mixture of experts), {what}: tokens/s"
+            figure = (f"{phase} {ident.removeprefix(prefix)} q4_k (mixture of experts), {what}: tokens/s "
+                      "(in brackets, of GPU busy time alone)")
             run, why = run_of(r, ident)
             if not run:
                 r.missing(figure, ident, why)
                 continue
             s = run["summary"][f"{phase}.tok_s"]
-            r.add(figure, ident, num(s["median"]), f"{num(s['min'])} – {num(s['max'])}", n=s["n"])
+            # tokens/s counts wall time, so the host's recording and submitting move it too; the
+            # same tokens over the GPU's busy time say which of the two a spread comes from.
+            tokens = run["samples"][-1][phase]["tokens"]
+            busy = run["summary"][f"{phase}.gpu_busy_ms"]
+            gpu = lambda ms: tokens / (ms * 1e-3)
+            r.add(figure, ident, f"{num(s['median'])} (GPU {num(gpu(busy['median']))})",
+                  f"{num(s['min'])} – {num(s['max'])} (GPU {num(gpu(busy['max']))} – {num(gpu(busy['min']))})",
+                  n=s["n"])
             break  # the int8 decode's prefix starts with the float one's
 
 

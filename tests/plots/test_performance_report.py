@@ -299,10 +299,17 @@ def test_the_mixture_of_experts_rows_are_the_runs_tokens_per_second(binary, tmp_
                                                                 "Qwen3.5's hybrid")):
         phase = row.split()[0]
         cells = figure_row(text, row)
-        tok_s = json.loads((tmp_path / f"{ident}.json").read_text())["runs"][0]["summary"][f"{phase}.tok_s"]
+        result = json.loads((tmp_path / f"{ident}.json").read_text())["runs"][0]
+        tok_s = result["summary"][f"{phase}.tok_s"]
+        # In brackets: the same tokens over the GPU's busy time alone (the wall time adds the host's).
+        busy = result["summary"][f"{phase}.gpu_busy_ms"]
+        tokens = result["samples"][-1][phase]["tokens"]
+        gpu = lambda ms: tokens / (ms * 1e-3)
         shown = lambda x: f"{x:.0f}" if x >= 100 else f"{x:.3g}"
-        assert cells[4] == shown(tok_s["median"]), cells
-        assert cells[5] == f"{shown(tok_s['min'])} – {shown(tok_s['max'])}", cells
+        assert cells[4] == f"{shown(tok_s['median'])} (GPU {shown(gpu(busy['median']))})", cells
+        assert cells[5] == (f"{shown(tok_s['min'])} – {shown(tok_s['max'])} "
+                            f"(GPU {shown(gpu(busy['max']))} – {shown(gpu(busy['min']))})"), cells
+        assert gpu(busy["median"]) >= tok_s["median"], "the GPU is busy for part of the wall time at most"
         assert cells[6] == "3" and ident in cells[3], cells
     cells = figure_row(text, "decode tiny-gemma q4_k (mixture of experts)")
     assert cells[4] == "missing" and "the run wrote no result file" in cells[5], cells
