@@ -1,7 +1,8 @@
 // phasebench-kernels: kernel micro-benchmarks on Google Benchmark, timed on the GPU. Its own
 // flags (--device, --validate) are taken out of argv first; every Google Benchmark flag works
 // as documented (--benchmark_filter, --benchmark_format=json, --benchmark_repetitions,
-// --benchmark_out, ...). After the run it states the run's steadiness (steadiness.h). Exit status: 0 every benchmark ran, 1 one failed, 2 bad usage.
+// --benchmark_out, ...). After the run it states the run's steadiness (steadiness.h). Exit
+// status: 0 every benchmark ran, 1 one failed, 2 bad usage.
 #include <benchmark/benchmark.h>
 
 #include <iostream>

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
-#include <utility>
 #include <sstream>
+#include <utility>
 
 #include "harness/errors.h"
 #include "results/result_file.h"
@@ -50,8 +50,6 @@ std::vector<RepetitionSpread> Steadiness::over_limit() const {
   std::sort(over.begin(), over.end(), [](const auto& a, const auto& b) { return a.spread() > b.spread(); });
   return over;
 }
-
-bool Steadiness::steady() const { return over_limit().empty() && std::abs(bandwidth_change()) <= limit; }
 
 std::string steadiness_text(const Steadiness& s) {
   std::ostringstream out;

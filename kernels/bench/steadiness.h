@@ -24,7 +24,6 @@ struct Steadiness {
   const RepetitionSpread* widest() const;
   std::vector<RepetitionSpread> over_limit() const;  // widest first
   double bandwidth_change() const { return bandwidth_end_gbps / bandwidth_start_gbps - 1; }
-  bool steady() const;
 };
 
 // The lines printed to stderr after the run: the bandwidth at start and end, the widest spread,
