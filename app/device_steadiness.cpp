@@ -23,11 +23,13 @@ void state_device_steadiness(GpuSession& gpu, const std::filesystem::path& resul
   if (gpu.device().info().type == "cpu") {
     // lavapipe's copies run on the host's cores, beside everything else on them: its figure
     // moves with their load, and its runs are for correctness, not a record.
-    if (std::abs(change) > kBandwidthSteadyLimit) out << "  (the CPU device's copy bandwidth follows the host's load)\n";
+    if (std::abs(change) > kSteadyBandwidthChange) {
+      out << "  (the CPU device's copy bandwidth follows the host's load)\n";
+    }
     return;
   }
-  if (std::abs(change) > kBandwidthSteadyLimit) {
-    out << "  warning: the copy bandwidth moved by more than " << kBandwidthSteadyLimit * 100
+  if (std::abs(change) > kSteadyBandwidthChange) {
+    out << "  warning: the copy bandwidth moved by more than " << kSteadyBandwidthChange * 100
         << "% while this ran: another process may be using the device, or its clocks changed; these figures "
            "may not compare with another run's\n";
   }

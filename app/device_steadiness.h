@@ -12,12 +12,9 @@
 
 namespace pb::app {
 
-// More apart than this and the run warns that its figures may not compare with another's.
-inline constexpr double kBandwidthSteadyLimit = 0.05;
-
 // Measures the copy bandwidth again, adds it to the result file at `result` (rewritten
 // atomically) and prints both figures to `out`, with a warning when they are more than
-// kBandwidthSteadyLimit apart on a GPU (on the CPU device, a note: its figure follows the host's
+// kSteadyBandwidthChange apart on a GPU (on the CPU device, a note: its figure follows the host's
 // load). Nothing when the start was not measured (--no-bandwidth) or the
 // file does not exist.
 void state_device_steadiness(GpuSession& gpu, const std::filesystem::path& result, std::ostream& out);

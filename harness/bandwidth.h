@@ -19,6 +19,11 @@ struct BandwidthMeasurement {
   double roofline_gbps = 0;                  // the larger median: the harder bar to reach
 };
 
+// How far a run's copy bandwidth at the end may be from its start (0.05: 5%) before the run warns
+// that the device changed while it ran; phasebench-kernels also takes it as the default limit
+// of a benchmark's repetition spread (--max-spread).
+inline constexpr double kSteadyBandwidthChange = 0.05;
+
 // `shader_copy` is the copy kernel (kernels/copy_vec4.comp), or null to measure only
 // vkCmdCopyBuffer. Throws UsageError when the device has no timestamps.
 BandwidthMeasurement measure_copy_bandwidth(Device& device, const Kernel* shader_copy,

@@ -28,11 +28,11 @@ BenchEnv::BenchEnv(const BenchFlags& flags)
   pipelines_ = std::make_unique<PipelineSet>(device(), cache_.get());
   if (flags.pipeline_statistics) pipelines_->capture_statistics();
   shapes_ = is_cpu_device() ? cpu_shapes() : model_shapes();
-  bandwidth_ = measure_copy_bandwidth(device(), find_kernel("copy_vec4"));
+  bandwidth_ = measure_bandwidth();
   device().mutable_info().copy_bandwidth_gbps = bandwidth_.roofline_gbps;
 }
 
-BandwidthMeasurement BenchEnv::measure_bandwidth_again() {
+BandwidthMeasurement BenchEnv::measure_bandwidth() {
   return measure_copy_bandwidth(device(), find_kernel("copy_vec4"));
 }
 

@@ -26,9 +26,9 @@ class BenchEnv {
   PipelineSet& pipelines() { return *pipelines_; }
   WeightCache& weights() { return weights_; }
   const BandwidthMeasurement& bandwidth() const { return bandwidth_; }
-  // The copy bandwidth measured again (after the run: did the device stay as it was?); the
-  // roofline the figures use stays the first measurement.
-  BandwidthMeasurement measure_bandwidth_again();
+  // The copy bandwidth measured now: at the start for the roofline (bandwidth()), and again after
+  // the run (did the device stay as it was?).
+  BandwidthMeasurement measure_bandwidth();
   const ShapeSet& shapes() const { return shapes_; }
   bool is_cpu_device() { return info().type == "cpu"; }
   bool validate() const { return validate_; }

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "harness/bandwidth.h"
 #include "kernels/bench/rotation.h"
 
 namespace pb::bench {
@@ -13,7 +14,8 @@ struct BenchFlags {
   bool validate = false;  // --validate: Khronos validation with synchronization validation
   InputCache cache = InputCache::Cold;  // --cache cold|hot: rotate the inputs, or read one copy
   bool pipeline_statistics = false;     // --pipeline-statistics: the driver's figures as counters
-  double max_spread = 0.05;  // --max-spread P: repetitions (and the bandwidth) further apart, in percent, warn
+  // --max-spread P (percent): repetitions, and the bandwidth at start and end, further apart warn.
+  double max_spread = kSteadyBandwidthChange;
   // Read from Google Benchmark's own --benchmark_out=F and --benchmark_out_format=F, which stay
   // in argv: the file the run's steadiness is added to, where it is JSON.
   std::string benchmark_out;

@@ -29,7 +29,7 @@ void state_steadiness(pb::bench::BenchEnv& env, const pb::bench::BenchFlags& fla
   s.spreads = recorder.spreads();
   s.unchecked = recorder.unchecked();
   s.bandwidth_start_gbps = env.bandwidth().roofline_gbps;
-  s.bandwidth_end_gbps = env.measure_bandwidth_again().roofline_gbps;
+  s.bandwidth_end_gbps = env.measure_bandwidth().roofline_gbps;
   s.limit = flags.max_spread;
   s.cpu_device = env.is_cpu_device();
   std::cerr << pb::bench::steadiness_text(s);

@@ -23,6 +23,17 @@ Result run(const std::string& args, const char* stderr_to = "2>&1") {
   return pb::test::run_command(std::string(PHASEBENCH_KERNELS_BINARY) + " " + args + " " + stderr_to);
 }
 
+// The JSON a run prints (--benchmark_format=json; stderr left out), or a discarded value after a
+// failure that shows the run's exit status or output.
+nlohmann::json run_json(const std::string& args) {
+  const Result r = run(args + " --benchmark_format=json", "2>/dev/null");
+  EXPECT_EQ(r.status, 0) << r.out;
+  if (r.status != 0) return nlohmann::json(nlohmann::json::value_t::discarded);
+  nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << "not JSON: " << r.out;
+  return j;
+}
+
 // The smallest benchmark of each family the test covers; the shapes are matched loosely so
 // the same filter picks the model shapes on a GPU.
 const char* kFilter =
@@ -32,13 +43,8 @@ constexpr size_t kExpectedBenchmarks = 6;
 
 // One run for the whole binary: the device opens and the bandwidth probe runs once.
 const nlohmann::json& bench_json() {
-  static const nlohmann::json json = [] {
-    const Result r = run(std::string("--benchmark_filter='") + kFilter +
-                             "' --benchmark_min_time=0.01 --benchmark_repetitions=2 --benchmark_format=json",
-                         "2>/dev/null");
-    EXPECT_EQ(r.status, 0) << r.out;
-    return nlohmann::json::parse(r.out, nullptr, false);
-  }();
+  static const nlohmann::json json = run_json(std::string("--benchmark_filter='") + kFilter +
+                                              "' --benchmark_min_time=0.01 --benchmark_repetitions=2");
   return json;
 }
 
@@ -112,13 +118,10 @@ TEST(BenchCli, WritesRepetitionAggregatesForTheCompareTool) {
 // each repetition builds its case anew. Each benchmark's repetitions still run one number of
 // iterations (Google Benchmark aborts otherwise), each with a GPU time, and the aggregates follow.
 TEST(BenchCli, RandomInterleavingRunsEachRepetitionWithTheSameIterations) {
-  const Result r = run("--benchmark_filter='^(moe_acc/n:[0-9]+/top:[0-9]+/tokens:(1|64)|rmsnorm/n:[0-9]+/cols:1)/' "
-                       "--benchmark_min_time=0.01 --benchmark_repetitions=3 --benchmark_enable_random_interleaving=true "
-                       "--benchmark_format=json",
-                       "2>/dev/null");
-  ASSERT_EQ(r.status, 0) << r.out;
-  const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
-  ASSERT_FALSE(j.is_discarded()) << r.out;
+  const nlohmann::json j =
+      run_json("--benchmark_filter='^(moe_acc/n:[0-9]+/top:[0-9]+/tokens:(1|64)|rmsnorm/n:[0-9]+/cols:1)/' "
+               "--benchmark_min_time=0.01 --benchmark_repetitions=3 --benchmark_enable_random_interleaving=true");
+  ASSERT_FALSE(j.is_discarded());
   std::map<std::string, std::set<int64_t>> iterations;
   std::map<std::string, int> repetitions, medians;
   for (const auto& b : j.at("benchmarks")) {
@@ -131,7 +134,7 @@ TEST(BenchCli, RandomInterleavingRunsEachRepetitionWithTheSameIterations) {
       ++medians[name];
     }
   }
-  ASSERT_EQ(repetitions.size(), 3u) << r.out;
+  ASSERT_EQ(repetitions.size(), 3u) << j.dump(1);
   for (const auto& [name, n] : repetitions) {
     EXPECT_EQ(n, 3) << name;
     EXPECT_EQ(iterations[name].size(), 1u) << name;
@@ -166,15 +169,11 @@ TEST(BenchCli, BenchmarksAreValidationClean) {
 TEST(BenchCli, CacheHotReadsOneCopyOfEachInput) {
   const char* filter = "--benchmark_filter='^(dmmv/q8_0/spec/attn:[0-9x]+/num_cols:1|rmsnorm/n:[0-9]+/cols:1)/'";
   for (const bool hot : {false, true}) {
-    const Result r = run(std::string(hot ? "--cache hot " : "") + filter +
-                             " --benchmark_min_time=0.01 --benchmark_format=json",
-                         "2>/dev/null");
-    ASSERT_EQ(r.status, 0) << r.out;
-    const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
-    ASSERT_FALSE(j.is_discarded()) << r.out;
+    const nlohmann::json j = run_json(std::string(hot ? "--cache hot " : "") + filter + " --benchmark_min_time=0.01");
+    ASSERT_FALSE(j.is_discarded());
     const std::string rotation = j.at("context").at("rotation");
     EXPECT_EQ(rotation.find("--cache hot") != std::string::npos, hot) << rotation;
-    ASSERT_EQ(j.at("benchmarks").size(), 2u) << r.out;
+    ASSERT_EQ(j.at("benchmarks").size(), 2u) << j.dump(1);
     for (const auto& b : j.at("benchmarks")) {
       if (hot) {
         EXPECT_EQ(b.at("copies").get<double>(), 1.0) << b;
@@ -189,19 +188,16 @@ TEST(BenchCli, CacheHotReadsOneCopyOfEachInput) {
 // each timed invocation records the dispatches of both. Its time is a figure to compare with the
 // parts' (on lavapipe the first benchmark of a run can take twice its steady time), not a test.
 TEST(BenchCli, SequenceCarriesItsPartsCostAndDispatches) {
-  const Result r = run(
+  const nlohmann::json j = run_json(
       "--benchmark_filter='^(sequence/rmsnorm_quantize\\+glu_quantize|rmsnorm_quantize/n:[0-9]+/cols:1|"
-      "glu_quantize/n:[0-9]+/cols:1)/' --benchmark_min_time=0.01 --benchmark_format=json",
-      "2>/dev/null");
-  ASSERT_EQ(r.status, 0) << r.out;
-  const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
-  ASSERT_FALSE(j.is_discarded()) << r.out;
+      "glu_quantize/n:[0-9]+/cols:1)/' --benchmark_min_time=0.01");
+  ASSERT_FALSE(j.is_discarded());
   std::map<std::string, nlohmann::json> by_family;
   for (const auto& b : j.at("benchmarks")) {
     const std::string name = b.at("name");
     by_family[name.substr(0, name.find('/'))] = b;
   }
-  ASSERT_EQ(by_family.size(), 3u) << r.out;
+  ASSERT_EQ(by_family.size(), 3u) << j.dump(1);
   const auto bytes = [](const nlohmann::json& b) {
     return b.at("GB/s").get<double>() * 1e3 * b.at("real_time").get<double>();
   };
@@ -213,8 +209,8 @@ TEST(BenchCli, SequenceCarriesItsPartsCostAndDispatches) {
   // Both parts are recorded in every timed invocation (their times are figures, not asserted).
   EXPECT_EQ(seq.at("dispatches").get<double>(),
             norm.at("dispatches").get<double>() + glu.at("dispatches").get<double>())
-      << r.out;
-  EXPECT_GE(norm.at("dispatches").get<double>(), 1.0) << r.out;
+      << j.dump(1);
+  EXPECT_GE(norm.at("dispatches").get<double>(), 1.0) << j.dump(1);
 }
 
 // After the run, the copy bandwidth measured again and the spread of each benchmark's
@@ -251,10 +247,10 @@ TEST(BenchCli, StatesTheRunsSteadinessOnStderrAndInTheOutFile) {
   std::remove(file.c_str());
 }
 
-// One repetition (the default) has no spread to state, and a run with a generous limit warns of
-// nothing it measured within it.
+// One repetition (the default) has no spread to state or to warn of; the bandwidth is still stated.
 TEST(BenchCli, OneRepetitionStatesNoSpread) {
-  const Result r = run("--benchmark_filter='^rmsnorm/n:[0-9]+/cols:1/' --benchmark_min_time=0.01 --benchmark_format=json",
+  const Result r = run("--benchmark_filter='^rmsnorm/n:[0-9]+/cols:1/' --benchmark_min_time=0.01 "
+                       "--benchmark_format=json",
                        "2>&1 >/dev/null");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("copy bandwidth"), std::string::npos) << r.out;
