@@ -6,12 +6,14 @@ repetitions), pipelines.json where the driver reports pipeline statistics (phase
 --pipeline-statistics), decode-<model>.json, profile-decode-<model>.json (the same decode with
 --profile dispatch), unsafe-decode-<model>.json (the same decode with --barriers none),
 prefill-<model>.json, moe-prefill-<model>.json, moe-decode-<model>.json and
-moe-decode-int8-fused-<model>.json (a mixture of experts), hybrid-prefill-chunks-int8-<model>.json
-and hybrid-decode-int8-fused-<model>.json (Qwen3.5's hybrid; all phasebench result files)
+moe-decode-int8-fused-<model>.json (a mixture of experts), hybrid-prefill-chunks-int8-<model>.json,
+overlapped-hybrid-prefill-chunks-int8-<model>.json (the same submitted in pieces) and
+hybrid-decode-int8-fused-<model>.json (Qwen3.5's hybrid; all phasebench result files)
 and commands.tsv ("id<TAB>exit status<TAB>command" per command run). Every figure is the median
 over the repetitions with its spread (min - max); ratios of two benchmarks take the ratio of
 the medians, and the spread from the extremes of both. The decode figures and sections are in
-performance_decode.py, the helpers both use in performance_common.py.
+performance_decode.py, the prefill host section in performance_prefill.py, the helpers they share in
+performance_common.py.
 """
 
 import argparse
@@ -24,6 +26,7 @@ import sys
 
 from performance_common import load, num, pct, run_of, spread_of
 from performance_decode import barrier_cost_section, decode_figures, decode_variant, dispatch_cost_section
+from performance_prefill import prefill_host_section
 
 # Dense float16 tensor-core peaks (no sparsity; FP32 accumulation runs at the same rate on these
 # parts) from NVIDIA's datasheets, by a substring of the Vulkan device name, most specific first.
@@ -260,7 +263,8 @@ def prefill_figure(r, ident):
 
 def moe_figures(r):
     """A mixture of experts' prefill and decode (moe-prefill-<model>, moe-decode-<model>), and
-    Qwen3.5's hybrid prefill in chunks and decode (hybrid-prefill-chunks-int8-<model>,
+    Qwen3.5's hybrid prefill in chunks, per prompt and in pieces, and decode
+    (hybrid-prefill-chunks-int8-<model>, overlapped-hybrid-prefill-chunks-int8-<model>,
     hybrid-decode-int8-fused-<model>): tokens/s, median and spread."""
     kinds = (("moe-prefill-", "prefill", "512 tokens through matmul (one chunk; the experts' tiled matmul on "
                                         "the matrix units where the device has them, else the expert DMMV)"),
@@ -268,6 +272,9 @@ def moe_figures(r):
                                                         "chunks of 32, int8 DMMV inputs (the experts on the "
                                                         "integer-dot DMMV: gate and up where an expert serves at "
                                                         "most 2 of a chunk's assignments, down at most 1)"),
+             ("overlapped-hybrid-prefill-chunks-int8-", "prefill",
+              "Qwen3.5's hybrid, the same prompt and chunks as above, submitted every 512 dispatches "
+              "(`--submit chunk:512`: the host records each piece while the GPU runs the ones before)"),
              ("moe-decode-int8-fused-", "decode", "int8 DMMV inputs, the norms and the SwiGLU in their producers "
                                                   "(the experts' gate, up and SwiGLU in one dispatch)"),
              ("hybrid-decode-int8-fused-", "decode", "Qwen3.5's hybrid of Gated DeltaNet and gated attention, int8 "
@@ -415,6 +422,7 @@ def markdown(r, details, models, invocation):
                    f"{ms.get('wall', math.nan):.3f} | {ms.get('gap', math.nan):.3f} |")
     out += barrier_cost_section(r)
     out += dispatch_cost_section(r)
+    out += prefill_host_section(r)
     out += pipeline_section(r)
     out += ["", "## Commands", "", "Run from the repository root by `scripts/performance`; the exit status in brackets.", ""]
     for ident, (status, command) in r.commands.items():

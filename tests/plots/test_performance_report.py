@@ -3,7 +3,8 @@ unprofiled twin, one row per phase whose dispatches and GPU time add up to the r
 the cost of the timestamps stated, and a missing profile reported rather than fatal. What the
 barriers cost, from the same decode run without them. And its read floor: from a real
 phasebench-kernels run, the fastest grid of the sweep, and each DMMV's time against it; and each
-fused kernel of decode's placements against the plain projection."""
+fused kernel of decode's placements against the plain projection. And each prefill's host
+recording set against the GPU's busy time, per prompt and in pieces."""
 import json
 import re
 import subprocess
@@ -283,6 +284,10 @@ def test_the_mixture_of_experts_rows_are_the_runs_tokens_per_second(binary, tmp_
             "hybrid-prefill-chunks-int8-tiny-hybrid": ("tiny-hybrid", ["--prompt", "8", "--decode", "0", "--prefill",
                                                                        "matmul", "--chunk-cols", "4", "--submit",
                                                                        "per-prompt", "--dmmv-activations", "int8"]),
+            "overlapped-hybrid-prefill-chunks-int8-tiny-hybrid": ("tiny-hybrid", ["--prompt", "8", "--decode", "0",
+                                                                                  "--prefill", "matmul", "--chunk-cols",
+                                                                                  "4", "--submit", "chunk:16",
+                                                                                  "--dmmv-activations", "int8"]),
             "hybrid-decode-int8-fused-tiny-hybrid": ("tiny-hybrid", fused)}
     for ident, (model, extra) in runs.items():
         cmd = [str(binary), "run", "--model", model, *common, *extra, "--out", str(tmp_path / f"{ident}.json")]
@@ -295,6 +300,9 @@ def test_the_mixture_of_experts_rows_are_the_runs_tokens_per_second(binary, tmp_
                        ("moe-decode-int8-fused-tiny-moe", "decode tiny-moe q4_k (mixture of experts), int8"),
                        ("hybrid-prefill-chunks-int8-tiny-hybrid", "prefill tiny-hybrid q4_k (mixture of experts), "
                                                                   "Qwen3.5's hybrid, 512 tokens through matmul in"),
+                       ("overlapped-hybrid-prefill-chunks-int8-tiny-hybrid",
+                        "prefill tiny-hybrid q4_k (mixture of experts), Qwen3.5's hybrid, the same prompt and chunks "
+                        "as above, submitted every 512 dispatches"),
                        ("hybrid-decode-int8-fused-tiny-hybrid", "decode tiny-hybrid q4_k (mixture of experts), "
                                                                 "Qwen3.5's hybrid")):
         phase = row.split()[0]
@@ -330,3 +338,48 @@ def test_prefill_in_chunks_is_its_own_figure_with_no_target(binary, tmp_path):
     assert chunked[7] == "(the default chunk, for comparison)", chunked
     assert chunked[8] not in ("meets", "below target"), chunked
     assert "prefill-chunks-tiny-dense" in chunked[3] and float(chunked[4]) > 0, chunked
+
+
+def host_rows(text: str) -> dict:
+    """run -> its cells, from the record's prefill host section."""
+    section = text.split("## Prefill: the host's recording against the GPU's work (per prompt)", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        match = re.fullmatch(r"\[`([^`]+)`\]\(#commands\)", cells[0])
+        if match:
+            rows[match.group(1)] = cells[1:]
+    return rows
+
+
+def test_each_prefill_states_its_host_recording_against_the_gpus_work(binary, tmp_path):
+    common = ["--weights", "q4_k", "--decode", "0", "--prefill", "matmul", "--repetitions", "3", "--no-bandwidth"]
+    runs = {"prefill-tiny-dense": ["--model", "tiny-dense", "--prompt", "8", "--chunk-cols", "8",
+                                   "--submit", "per-prompt"],
+            "overlapped-hybrid-prefill-chunks-int8-tiny-hybrid": ["--model", "tiny-hybrid", "--prompt", "8",
+                                                                  "--chunk-cols", "4", "--submit", "chunk:16",
+                                                                  "--dmmv-activations", "int8"]}
+    for ident, extra in runs.items():
+        cmd = [str(binary), "run", *common, *extra, "--out", str(tmp_path / f"{ident}.json")]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}"
+    # A prefill that never ran is a row that says so; a decode is no prefill and has none.
+    rows = host_rows(write_report(tmp_path, [*runs, "moe-prefill-tiny-moe", "decode-tiny-dense"]))
+    assert set(rows) == {*runs, "moe-prefill-tiny-moe"}, rows
+    assert rows["moe-prefill-tiny-moe"][0] == "missing: the run wrote no result file", rows
+    for ident, submit in (("prefill-tiny-dense", "per-prompt"),
+                          ("overlapped-hybrid-prefill-chunks-int8-tiny-hybrid", "chunk:16")):
+        run = json.loads((tmp_path / f"{ident}.json").read_text())["runs"][0]
+        per_token = run["derived"]["counters_per_token"]["prefill"]
+        tokens = run["samples"][-1]["prefill"]["tokens"]
+        median = lambda key: run["summary"][f"prefill.{key}_ms"]["median"]
+        cells = rows[ident]
+        assert cells[0] == submit, cells
+        dispatches, submits = per_token["dispatches"] * tokens, per_token["submits"] * tokens
+        assert int(cells[1]) == round(dispatches) and int(cells[2]) == round(submits), cells
+        # One submit per prompt, or one per 16 dispatches begun.
+        assert submits == (1 if submit == "per-prompt" else -(-dispatches // 16)), (submits, dispatches)
+        assert [float(c) for c in cells[3:6]] == [round(median(k), 2) for k in ("record", "gpu_busy", "wall")], cells
+        gap = median("gap")
+        assert cells[6] == f"{gap:.2f} ({gap / median('wall'):.1%})", cells
