@@ -35,6 +35,16 @@ void stage(std::ostream& out, const nlohmann::json& run, const std::string& name
         << "%)";
   }
   out << "\n";
+  if (summary.contains(name + ".record_ms")) {
+    // Under one submit the GPU starts only once the whole stage is recorded, so the recording
+    // is all in the wall time; the shapes that submit pieces back to back overlap it.
+    const bool recorded_first = run.at("config").at("submit").get<std::string>() == "per-prompt";
+    out << "    host recording: " << fmt("%.2f", summary[name + ".record_ms"]["median"].get<double>()) << " ms"
+        << (recorded_first ? ", all of it before the GPU started (one submit; --submit chunk:N has the GPU run "
+                             "each piece while the next is recorded)"
+                           : "")
+        << "\n";
+  }
   const auto& per_token = run.at("derived").at("counters_per_token").at(name);
   out << "    per token: " << fmt("%.1f", per_token["submits"].get<double>()) << " submits, "
       << fmt("%.1f", per_token["dispatches"].get<double>()) << " dispatches, "

@@ -148,6 +148,25 @@ TEST(CliRun, SummaryCountsTheTimestampsOfEachDensity) {
   EXPECT_GT(dispatch, 10.0);  // one after each of a tiny model's dozen-odd dispatches
 }
 
+// The host's recording time is stated per stage; under one submit it all comes before the GPU
+// starts, which the summary says, and not under a shape that submits pieces back to back.
+TEST(CliRun, SummaryStatesTheHostRecordingAndWhetherTheGpuWaitedForAllOfIt) {
+  const auto prefill_lines = [](const char* submit) {
+    const Result r = run(std::string("run --model tiny-dense --prompt 8 --decode 0 --prefill batched --chunk-cols 2 "
+                                     "--repetitions 1 --warmup 0 --no-bandwidth --submit ") + submit);
+    EXPECT_EQ(r.status, 0) << r.out;
+    const size_t at = r.out.find("  prefill:");
+    return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find("  decode", at) - at);
+  };
+  const std::string once = prefill_lines("per-prompt"), pieces = prefill_lines("chunk:4");
+  EXPECT_NE(once.find("    host recording: "), std::string::npos) << once;
+  EXPECT_NE(once.find(" ms, all of it before the GPU started (one submit"), std::string::npos) << once;
+  EXPECT_NE(pieces.find("    host recording: "), std::string::npos) << pieces;
+  EXPECT_EQ(pieces.find("before the GPU started"), std::string::npos) << pieces;
+  const size_t ms = once.find("host recording: ") + 16;
+  EXPECT_GT(std::stod(once.substr(ms)), 0.0) << once;
+}
+
 // The copy bandwidth is measured at the start (the roofline) and again at the end, and the
 // result file holds both, so a device that changed while it ran shows in the file itself.
 nlohmann::json device_block(const std::string& path) {
