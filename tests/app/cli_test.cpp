@@ -129,17 +129,29 @@ TEST(CliRun, ReferenceCheckPassesAndProgressIsSilentWhenPiped) {
   EXPECT_NE(t.out.find("events"), std::string::npos) << t.out;
 }
 
+// The summary's block for `stage` ("prefill", "decode") of one quick run with `args`: its
+// headline line and the indented lines under it.
+std::string summary_block(const std::string& args, const std::string& stage) {
+  const Result r = run("run " + args + " --repetitions 1 --warmup 0 --no-bandwidth");
+  EXPECT_EQ(r.status, 0) << r.out;
+  const size_t at = r.out.find("  " + stage + ":");
+  EXPECT_NE(at, std::string::npos) << r.out;
+  if (at == std::string::npos) return std::string();
+  size_t end = r.out.find('\n', at);
+  while (end != std::string::npos && r.out.compare(end + 1, 4, "    ") == 0) end = r.out.find('\n', end + 1);
+  return r.out.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
 // The summary says how many timestamps each token carries, since each one waits for the work
 // before it: none without profiling, fewer at each submit's ends than after every dispatch.
 TEST(CliRun, SummaryCountsTheTimestampsOfEachDensity) {
   const auto decode_timestamps = [](const char* profile) {
-    const Result r = run(std::string("run --model tiny-dense --prompt 4 --decode 3 --repetitions 1 --warmup 0 "
-                                     "--submit per-token --no-bandwidth --profile ") + profile);
-    EXPECT_EQ(r.status, 0) << r.out;
-    const size_t decode = r.out.find("  decode:");
-    const size_t at = r.out.find(" descriptor writes, ", decode);
-    EXPECT_NE(at, std::string::npos) << r.out;
-    return at == std::string::npos ? -1.0 : std::stod(r.out.substr(at + 20));
+    const std::string decode =
+        summary_block(std::string("--model tiny-dense --prompt 4 --decode 3 --submit per-token --profile ") + profile,
+                      "decode");
+    const size_t at = decode.find(" descriptor writes, ");
+    EXPECT_NE(at, std::string::npos) << decode;
+    return at == std::string::npos ? -1.0 : std::stod(decode.substr(at + 20));
   };
   const double off = decode_timestamps("off"), submit = decode_timestamps("submit"),
                dispatch = decode_timestamps("dispatch");
@@ -151,14 +163,12 @@ TEST(CliRun, SummaryCountsTheTimestampsOfEachDensity) {
 // The host's recording time is stated per stage; under one submit it all comes before the GPU
 // starts, which the summary says, and not under a shape that submits pieces back to back.
 TEST(CliRun, SummaryStatesTheHostRecordingAndWhetherTheGpuWaitedForAllOfIt) {
-  const auto prefill_lines = [](const char* submit) {
-    const Result r = run(std::string("run --model tiny-dense --prompt 8 --decode 0 --prefill batched --chunk-cols 2 "
-                                     "--repetitions 1 --warmup 0 --no-bandwidth --submit ") + submit);
-    EXPECT_EQ(r.status, 0) << r.out;
-    const size_t at = r.out.find("  prefill:");
-    return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find("  decode", at) - at);
+  const auto prefill = [](const char* submit) {
+    return summary_block(
+        std::string("--model tiny-dense --prompt 8 --decode 0 --prefill batched --chunk-cols 2 --submit ") + submit,
+        "prefill");
   };
-  const std::string once = prefill_lines("per-prompt"), pieces = prefill_lines("chunk:4");
+  const std::string once = prefill("per-prompt"), pieces = prefill("chunk:4");
   EXPECT_NE(once.find("    host recording: "), std::string::npos) << once;
   EXPECT_NE(once.find(" ms, all of it before the GPU started (one submit"), std::string::npos) << once;
   EXPECT_NE(pieces.find("    host recording: "), std::string::npos) << pieces;
