@@ -44,20 +44,35 @@ def decode_figures(r, idents, details):
             r.missing(f"decode {name}: tok/s and roofline share", ident, why)
             continue
         tok = run["summary"]["decode.tok_s"]
-        share = run["derived"].get("decode_roofline_share")
-        scale = share / tok["median"] if share else None
         r.add(f"decode {name}: tokens/s", ident, num(tok["median"]),
               f"{num(tok['min'])} – {num(tok['max'])}", n=tok["n"])
-        if scale:
-            med = share
+        share = roofline_share(run)
+        if share:
             r.add(f"decode {name}: share of the roofline (copy bandwidth / weight bytes per token)",
-                  ident, pct(med), f"{pct(tok['min'] * scale)} – {pct(tok['max'] * scale)}",
-                  "≥ 50% (then 80%)", "meets" if med >= 0.5 else "below target", tok["n"])
-        per_token = run["derived"]["counters_per_token"]["decode"]
-        tokens = run["samples"][-1]["decode"]["tokens"] or 1
-        ms = {k: run["summary"][f"decode.{k}_ms"]["median"] / tokens for k in ("wall", "gpu_busy", "gap")
-              if f"decode.{k}_ms" in run["summary"]}
-        details.append((name, per_token, ms, run["model"]["weight_bytes_per_token"]))
+                  ident, pct(share[0]), f"{pct(share[1])} – {pct(share[2])}",
+                  "≥ 50% (then 80%)", "meets" if share[0] >= 0.5 else "below target", tok["n"])
+        details.append(decode_details(name, run))
+
+
+def roofline_share(run):
+    """A decode run's share of the roofline (derived from its median tokens/s) and the spread its
+    tokens/s give it, or None where the run measured no copy bandwidth."""
+    tok = run["summary"]["decode.tok_s"]
+    share = run["derived"].get("decode_roofline_share")
+    if not share:
+        return None
+    scale = share / tok["median"]
+    return share, tok["min"] * scale, tok["max"] * scale
+
+
+def decode_details(name, run):
+    """A row of the record's table of what stands between a decode and the roofline: per token,
+    the run's counters and its median wall, GPU busy and gap times, and the weight bytes read."""
+    per_token = run["derived"]["counters_per_token"]["decode"]
+    tokens = run["samples"][-1]["decode"]["tokens"] or 1
+    ms = {k: run["summary"][f"decode.{k}_ms"]["median"] / tokens for k in ("wall", "gpu_busy", "gap")
+          if f"decode.{k}_ms" in run["summary"]}
+    return name, per_token, ms, run["model"]["weight_bytes_per_token"]
 
 
 def section_head(r, title, prefix):

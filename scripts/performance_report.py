@@ -25,7 +25,8 @@ import statistics
 import sys
 
 from performance_common import load, num, pct, run_of, spread_of
-from performance_decode import barrier_cost_section, decode_figures, decode_variant, dispatch_cost_section
+from performance_decode import (barrier_cost_section, decode_details, decode_figures, decode_name, decode_variant,
+                                dispatch_cost_section, roofline_share)
 from performance_prefill import prefill_host_section
 
 # Dense float16 tensor-core peaks (no sparsity; FP32 accumulation runs at the same rate on these
@@ -261,11 +262,12 @@ def prefill_figure(r, ident):
           f"{num(tflops(busy['max']))} – {num(tflops(busy['min']))}", target, verdict, busy["n"])
 
 
-def moe_figures(r):
+def moe_figures(r, details):
     """A mixture of experts' prefill and decode (moe-prefill-<model>, moe-decode-<model>), and
     Qwen3.5's hybrid prefill in chunks, per prompt and in pieces, and decode
     (hybrid-prefill-chunks-int8-<model>, overlapped-hybrid-prefill-chunks-int8-<model>,
-    hybrid-decode-int8-fused-<model>): tokens/s, median and spread."""
+    hybrid-decode-int8-fused-<model>): tokens/s, median and spread. Each decode also gets its share
+    of the roofline (no target: the issue's are for dense decode) and a row in `details`."""
     kinds = (("moe-prefill-", "prefill", "512 tokens through matmul (one chunk; the experts' tiled matmul on "
                                         "the matrix units where the device has them, else the expert DMMV)"),
              ("hybrid-prefill-chunks-int8-", "prefill", "Qwen3.5's hybrid, 512 tokens through matmul in the default "
@@ -300,6 +302,15 @@ def moe_figures(r):
             r.add(figure, ident, f"{num(s['median'])} (GPU {num(gpu(busy['median']))})",
                   f"{num(s['min'])} – {num(s['max'])} (GPU {num(gpu(busy['max']))} – {num(gpu(busy['min']))})",
                   n=s["n"])
+            if phase == "decode":
+                name = decode_name(f"{ident.removeprefix(prefix)} (mixture of experts)", run["config"])
+                share = roofline_share(run)
+                if share:
+                    r.add(f"{phase} {ident.removeprefix(prefix)} q4_k (mixture of experts), {what}: share of the "
+                          "roofline (copy bandwidth / the weight bytes a token reads: the experts it chooses and "
+                          "every layer's other weights)", ident, pct(share[0]), f"{pct(share[1])} – {pct(share[2])}",
+                          n=s["n"])
+                details.append(decode_details(name, run))
             break  # the int8 decode's prefix starts with the float one's
 
 
@@ -509,7 +520,7 @@ def main():
     for ident in r.commands:
         if ident.startswith("prefill-"):
             prefill_figure(r, ident)
-    moe_figures(r)
+    moe_figures(r, details)
     matmul_figures(r)
     with open(args.out, "w") as f:
         f.write(markdown(r, details, models, args.invocation))

@@ -4,7 +4,8 @@ the cost of the timestamps stated, and a missing profile reported rather than fa
 barriers cost, from the same decode run without them. And its read floor: from a real
 phasebench-kernels run, the fastest grid of the sweep, and each DMMV's time against it; and each
 fused kernel of decode's placements against the plain projection. And each prefill's host
-recording set against the GPU's busy time, per prompt and in pieces."""
+recording set against the GPU's busy time, per prompt and in pieces; and a mixture of experts'
+decode's roofline share and its row in the table of what stands between decode and the roofline."""
 import json
 import re
 import subprocess
@@ -383,3 +384,31 @@ def test_each_prefill_states_its_host_recording_against_the_gpus_work(binary, tm
         assert [float(c) for c in cells[3:6]] == [round(median(k), 2) for k in ("record", "gpu_busy", "wall")], cells
         gap = median("gap")
         assert cells[6] == f"{gap:.2f} ({gap / median('wall'):.1%})", cells
+
+
+def test_a_mixture_of_experts_decode_states_its_roofline_share_and_what_stands_between(binary, tmp_path):
+    # With the copy bandwidth measured (no --no-bandwidth), so the run has a roofline.
+    ident = "moe-decode-int8-fused-tiny-moe"
+    cmd = [str(binary), "run", "--model", "tiny-moe", "--weights", "q4_k", "--prompt", "4", "--decode", "4",
+           "--prefill", "batched", "--submit", "per-token-ahead", "--barriers", "ledger", "--profile", "submit",
+           "--dmmv-activations", "int8", "--norm-placement", "producer", "--glu-placement", "producer",
+           "--repetitions", "3", "--out", str(tmp_path / f"{ident}.json")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}"
+    text = write_report(tmp_path, [ident])
+    run = json.loads((tmp_path / f"{ident}.json").read_text())["runs"][0]
+    share, tok = run["derived"]["decode_roofline_share"], run["summary"]["decode.tok_s"]
+    shown = lambda x: f"{100 * x:.3g}%" if x < 0.1 else f"{100 * x:.1f}%"
+    cells = figure_row(text, "decode tiny-moe q4_k (mixture of experts), int8 DMMV inputs, the norms and the SwiGLU "
+                             "in their producers (the experts' gate, up and SwiGLU in one dispatch): share of the")
+    assert cells[4] == shown(share), cells
+    scale = share / tok["median"]
+    assert cells[5] == f"{shown(tok['min'] * scale)} – {shown(tok['max'] * scale)}", cells
+    assert cells[7] == "" and cells[8] == "—", "no target: the issue's targets are for dense decode"
+    # And a row of its own in the table of what stands between decode and the roofline.
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in text.splitlines()
+            if line.startswith("| tiny-moe (mixture of experts) q4_k, int8 DMMV inputs, norms and gated units")]
+    assert len(rows) == 1, text
+    per_token = run["derived"]["counters_per_token"]["decode"]
+    assert rows[0][1] == f"{run['model']['weight_bytes_per_token'] / 1e6:.1f} MB", rows
+    assert rows[0][2] == f"{per_token['dispatches']:.1f}" and rows[0][3] == f"{per_token['barrier_commands']:.1f}", rows
