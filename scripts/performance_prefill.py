@@ -31,8 +31,12 @@ def prefill_host_section(r):
         s = run["summary"]
         tokens = run["samples"][-1]["prefill"]["tokens"]
         per_token = run["derived"]["counters_per_token"]["prefill"]
-        ms = {k: s[f"prefill.{k}_ms"]["median"] for k in ("record", "gpu_busy", "wall", "gap")}
+        record, wall = s["prefill.record_ms"]["median"], s["prefill.wall_ms"]["median"]
+        if "prefill.gap_ms" in s:
+            gap = s["prefill.gap_ms"]["median"]
+            busy, gap_cell = f"{s['prefill.gpu_busy_ms']['median']:.2f}", f"{gap:.2f} ({gap / wall:.1%})"
+        else:  # GPU busy, and so the gap, needs timestamps: a run with --profile off has neither
+            busy, gap_cell = "—", "—"
         out.append(f"| [`{ident}`](#commands) | {run['config']['submit']} | {per_token['dispatches'] * tokens:.0f} | "
-                   f"{per_token['submits'] * tokens:.0f} | {ms['record']:.2f} | {ms['gpu_busy']:.2f} | "
-                   f"{ms['wall']:.2f} | {ms['gap']:.2f} ({ms['gap'] / ms['wall']:.1%}) |")
+                   f"{per_token['submits'] * tokens:.0f} | {record:.2f} | {busy} | {wall:.2f} | {gap_cell} |")
     return out

@@ -244,6 +244,8 @@ def prefill_figure(r, ident):
     run, why = run_of(r, ident)
     chunks = "chunks of 32 tokens, the default" if chunked else "one chunk"
     figure = f"prefill {model} q4_k, 512 tokens through matmul ({chunks}): TFLOP/s = 2 x parameters x 512 / GPU time"
+    if run and "prefill.gpu_busy_ms" not in run["summary"]:
+        run, why = None, "the run has no GPU time (it took no timestamps: --profile off)"
     if not run:
         r.missing(figure, ident, why)
         return
@@ -297,11 +299,13 @@ def moe_figures(r, details):
             # tokens/s counts wall time, so the host's recording and submitting move it too; the
             # same tokens over the GPU's busy time say which of the two a spread comes from.
             tokens = run["samples"][-1][phase]["tokens"]
-            busy = run["summary"][f"{phase}.gpu_busy_ms"]
+            busy = run["summary"].get(f"{phase}.gpu_busy_ms")  # none without timestamps (--profile off)
             gpu = lambda ms: tokens / (ms * 1e-3)
-            r.add(figure, ident, f"{num(s['median'])} (GPU {num(gpu(busy['median']))})",
-                  f"{num(s['min'])} – {num(s['max'])} (GPU {num(gpu(busy['max']))} – {num(gpu(busy['min']))})",
-                  n=s["n"])
+            median, spread = num(s["median"]), f"{num(s['min'])} – {num(s['max'])}"
+            if busy:
+                median += f" (GPU {num(gpu(busy['median']))})"
+                spread += f" (GPU {num(gpu(busy['max']))} – {num(gpu(busy['min']))})"
+            r.add(figure, ident, median, spread, n=s["n"])
             if phase == "decode":
                 name = decode_name(f"{ident.removeprefix(prefix)} (mixture of experts)", run["config"])
                 share = roofline_share(run)

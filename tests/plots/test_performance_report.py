@@ -360,13 +360,17 @@ def test_each_prefill_states_its_host_recording_against_the_gpus_work(binary, tm
                                    "--submit", "per-prompt"],
             "overlapped-hybrid-prefill-chunks-int8-tiny-hybrid": ["--model", "tiny-hybrid", "--prompt", "8",
                                                                   "--chunk-cols", "4", "--submit", "chunk:16",
-                                                                  "--dmmv-activations", "int8"]}
+                                                                  "--dmmv-activations", "int8"],
+            # Without timestamps a run has no GPU busy time: its row says so rather than failing.
+            "prefill-chunks-tiny-dense": ["--model", "tiny-dense", "--prompt", "8", "--chunk-cols", "4",
+                                          "--submit", "per-prompt", "--profile", "off"]}
     for ident, extra in runs.items():
         cmd = [str(binary), "run", *common, *extra, "--out", str(tmp_path / f"{ident}.json")]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}"
     # A prefill that never ran is a row that says so; a decode is no prefill and has none.
-    rows = host_rows(write_report(tmp_path, [*runs, "moe-prefill-tiny-moe", "decode-tiny-dense"]))
+    text = write_report(tmp_path, [*runs, "moe-prefill-tiny-moe", "decode-tiny-dense"])
+    rows = host_rows(text)
     assert set(rows) == {*runs, "moe-prefill-tiny-moe"}, rows
     assert rows["moe-prefill-tiny-moe"][0] == "missing: the run wrote no result file", rows
     for ident, submit in (("prefill-tiny-dense", "per-prompt"),
@@ -384,6 +388,11 @@ def test_each_prefill_states_its_host_recording_against_the_gpus_work(binary, tm
         assert [float(c) for c in cells[3:6]] == [round(median(k), 2) for k in ("record", "gpu_busy", "wall")], cells
         gap = median("gap")
         assert cells[6] == f"{gap:.2f} ({gap / median('wall'):.1%})", cells
+    untimed = rows["prefill-chunks-tiny-dense"]
+    assert untimed[4] == "—" and untimed[6] == "—" and float(untimed[3]) > 0 and float(untimed[5]) > 0, untimed
+    # Nor can its TFLOP/s figure be computed: a missing row that says why, not a crash.
+    cells = figure_row(text, "prefill tiny-dense q4_k, 512 tokens through matmul (chunks of 32 tokens, the default)")
+    assert cells[4] == "missing" and "--profile off" in cells[5], cells
 
 
 def test_a_mixture_of_experts_decode_states_its_roofline_share_and_what_stands_between(binary, tmp_path):
