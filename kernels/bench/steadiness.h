@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/bandwidth.h"
 #include "kernels/bench/repetition_spread.h"
 
 namespace pb::bench {
@@ -18,7 +19,7 @@ struct Steadiness {
   size_t unchecked = 0;  // benchmarks reported by aggregates only: no repetition times to compare
   double bandwidth_start_gbps = 0;
   double bandwidth_end_gbps = 0;
-  double limit = 0.05;  // a spread or a bandwidth change above it is flagged (0.05: 5%)
+  double limit = kSteadyBandwidthChange;  // a spread or a bandwidth change above it is flagged
   bool cpu_device = false;  // the warnings then say why they are common there
 
   const RepetitionSpread* widest() const;

@@ -23,6 +23,9 @@ Result run(const std::string& args, const char* stderr_to = "2>&1") {
   return pb::test::run_command(std::string(PHASEBENCH_KERNELS_BINARY) + " " + args + " " + stderr_to);
 }
 
+// A run's stderr alone (stdout, where the results go, is dropped): what it states about itself.
+Result run_stderr(const std::string& args) { return run(args, "2>&1 >/dev/null"); }
+
 // The JSON a run prints (--benchmark_format=json; stderr left out), or a discarded value after a
 // failure that shows the run's exit status or output.
 nlohmann::json run_json(const std::string& args) {
@@ -220,9 +223,9 @@ TEST(BenchCli, SequenceCarriesItsPartsCostAndDispatches) {
 TEST(BenchCli, StatesTheRunsSteadinessOnStderrAndInTheOutFile) {
   const std::string file = ::testing::TempDir() + "bench_steadiness.json";
   std::remove(file.c_str());
-  const Result r = run("--max-spread 0 --benchmark_filter='^(rmsnorm|add)/n:[0-9]+/cols:1/' --benchmark_min_time=0.01 "
-                       "--benchmark_repetitions=3 --benchmark_format=json --benchmark_out=" + file,
-                       "2>&1 >/dev/null");  // stderr alone
+  const Result r = run_stderr("--max-spread 0 --benchmark_filter='^(rmsnorm|add)/n:[0-9]+/cols:1/' "
+                              "--benchmark_min_time=0.01 --benchmark_repetitions=3 --benchmark_format=json "
+                              "--benchmark_out=" + file);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("copy bandwidth"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("at the end"), std::string::npos) << r.out;
@@ -249,9 +252,8 @@ TEST(BenchCli, StatesTheRunsSteadinessOnStderrAndInTheOutFile) {
 
 // One repetition (the default) has no spread to state or to warn of; the bandwidth is still stated.
 TEST(BenchCli, OneRepetitionStatesNoSpread) {
-  const Result r = run("--benchmark_filter='^rmsnorm/n:[0-9]+/cols:1/' --benchmark_min_time=0.01 "
-                       "--benchmark_format=json",
-                       "2>&1 >/dev/null");
+  const Result r = run_stderr("--benchmark_filter='^rmsnorm/n:[0-9]+/cols:1/' --benchmark_min_time=0.01 "
+                              "--benchmark_format=json");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("copy bandwidth"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("widest spread"), std::string::npos) << r.out;
@@ -261,9 +263,9 @@ TEST(BenchCli, OneRepetitionStatesNoSpread) {
 // With the display given aggregates only there are no repetition times to compare: the run says
 // so instead of stating no spread as if there were none.
 TEST(BenchCli, AggregatesOnlyDisplayLeavesTheSpreadUncheckedAndSaysSo) {
-  const Result r = run("--max-spread 0 --benchmark_filter='^(rmsnorm|add)/n:[0-9]+/cols:1/' --benchmark_min_time=0.01 "
-                       "--benchmark_repetitions=2 --benchmark_display_aggregates_only=true",
-                       "2>&1 >/dev/null");
+  const Result r = run_stderr("--max-spread 0 --benchmark_filter='^(rmsnorm|add)/n:[0-9]+/cols:1/' "
+                              "--benchmark_min_time=0.01 --benchmark_repetitions=2 "
+                              "--benchmark_display_aggregates_only=true");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("the spread of 2 benchmark(s) is not checked"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("widest spread"), std::string::npos) << r.out;
